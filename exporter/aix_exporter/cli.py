@@ -1,0 +1,117 @@
+"""Command line in node_exporter's vocabulary.
+
+    aix-exporter [--web.listen-address=:10990] [--web.telemetry-path=/metrics]
+                 [--source system|replay:DIR|simulate:SCENARIO] [--config.file=FILE]
+                 [--collector.NAME | --no-collector.NAME ...] [--log.level=info]
+                 [--once] [--check-config]
+    aix-exporter simulate --scenario S --out DIR [--at T]
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import platform
+import signal
+import sys
+
+from . import __version__
+from .collectors import registry as collector_registry
+from .config import ConfigError, load
+from .exporter import Exporter
+from .sources import open_source
+
+DEFAULT_ADDRESS = ":10990"
+log = logging.getLogger("aix_exporter")
+
+
+def default_source() -> str:
+    return "system" if platform.system() == "AIX" else "simulate:case-study"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="aix-exporter", description="Prometheus exporter for IBM AIX.")
+    p.add_argument("--web.listen-address", dest="listen", default=DEFAULT_ADDRESS,
+                   help=f"address to listen on (default {DEFAULT_ADDRESS})")
+    p.add_argument("--web.telemetry-path", dest="path", default="/metrics", help="path of the metrics (default /metrics)")
+    p.add_argument("--config.file", dest="config", default=None, help="YAML configuration file")
+    p.add_argument("--log.level", dest="log_level", default="info", choices=["debug", "info", "warn", "error"])
+    p.add_argument("--source", default=None,
+                   help="system, replay:DIR or simulate:SCENARIO (default: system on AIX, simulate:case-study elsewhere)")
+    p.add_argument("--once", action="store_true", help="collect once, print the exposition to stdout, exit")
+    p.add_argument("--check-config", action="store_true", help="validate --config.file and exit")
+    p.add_argument("--version", action="version", version=f"aix_exporter {__version__}")
+    for name, cls in collector_registry().items():
+        state = "enabled" if cls.default_enabled else "disabled"
+        p.add_argument(f"--collector.{name}", dest=f"c_{name}", action="store_true", default=None,
+                       help=f"enable the {name} collector ({cls.help}; default {state})")
+        p.add_argument(f"--no-collector.{name}", dest=f"c_{name}", action="store_false", help=argparse.SUPPRESS)
+    return p
+
+
+def selected_collectors(args, settings, source) -> list:
+    out = []
+    for name, cls in collector_registry().items():
+        flag = getattr(args, f"c_{name}")
+        enabled = cls.default_enabled if flag is None else flag
+        if getattr(cls, "requires_system", False) and source.name != "system":
+            if flag:
+                log.warning("collector=%s needs --source system; disabled", name)
+            continue
+        if enabled:
+            out.append(cls(settings))
+    return out
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "simulate":
+        from .simulate.cli import main as sim_main
+        return sim_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    level = {"warn": "WARNING"}.get(args.log_level, args.log_level.upper())
+    logging.basicConfig(level=level, stream=sys.stderr,
+                        format="ts=%(asctime)s level=%(levelname)s %(message)s")
+    try:
+        settings = load(args.config)
+    except ConfigError as e:
+        print(f"aix-exporter: invalid configuration: {e}", file=sys.stderr)
+        return 1
+    if args.check_config:
+        print(f"aix-exporter: configuration {args.config or '(defaults)'} is valid")
+        return 0
+    try:
+        source = open_source(args.source or default_source(), settings)
+    except ValueError as e:
+        print(f"aix-exporter: {e}", file=sys.stderr)
+        return 1
+    collectors = selected_collectors(args, settings, source)
+    max_age = {"vmstat": settings.vmstat.max_age_seconds, "splat": settings.splat.max_age_seconds}
+    exporter = Exporter(source, collectors, max_age=max_age)
+    if args.once:
+        from prometheus_client import generate_latest
+        exporter.collect_all()
+        sys.stdout.write(generate_latest(exporter.registry(on_scrape=False)).decode())
+        return 0
+    from .web import make_server
+    exporter.start_background({"vmstat": settings.vmstat.interval_seconds * 2,
+                               "splat": settings.splat.every_minutes * 60})
+    try:
+        server = make_server(exporter, args.listen, args.path)
+    except (OSError, ValueError) as e:
+        print(f"aix-exporter: cannot listen on {args.listen}: {e}", file=sys.stderr)
+        return 1
+    log.info("msg=listening address=%s source=%s collectors=%s version=%s", args.listen, source.name,
+             ",".join(c.name for c in collectors), __version__)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        exporter.stop()
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""aix_cpu_seconds_total{mode} from psutil (system source only)."""
+from __future__ import annotations
+
+from . import Collector, Families
+
+_MODES = {"user": "user", "system": "sys", "idle": "idle", "iowait": "wait", "nice": "nice",
+          "irq": "irq", "softirq": "softirq", "steal": "steal"}
+
+
+class CpuCollector(Collector):
+    name = "cpu"
+    keys = ()
+    help = "CPU seconds by mode from psutil (only with --source system)"
+    requires_system = True
+
+    def collect(self, source) -> list:
+        import psutil
+        times = psutil.cpu_times()
+        f = Families()
+        for field, mode in _MODES.items():
+            if hasattr(times, field):
+                f.set("aix_cpu_seconds_total", "CPU time spent in each mode since boot (psutil).",
+                      getattr(times, field), {"mode": mode}, counter=True)
+        return f.result()

@@ -1,0 +1,160 @@
+"""Runs collectors, keeps their latest results, and renders the exposition.
+
+* Collectors whose source keys are slow on this source (vmstat with an
+  interval, trace+splat) run in background threads on their own schedule; the
+  latest result is served with its age and dropped once older than its
+  max age. The HTTP handler never waits on them.
+* All other collectors run on scrape.
+* A failing collector reports aix_exporter_collector_success 0 and none of its
+  values; the failure is logged as one line naming the command.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Optional
+
+from prometheus_client.core import CollectorRegistry, GaugeMetricFamily
+
+from . import __version__
+from .parsers import ParseError
+from .sources import KEYS, SourceError
+
+log = logging.getLogger("aix_exporter")
+
+
+@dataclass
+class Result:
+    families: list = field(default_factory=list)
+    success: bool = False
+    duration: float = 0.0
+    finished_at: float = 0.0
+    last_success: Optional[float] = None
+
+
+class Exporter:
+    def __init__(self, source, collectors: list, max_age: Optional[dict] = None, clock=time.time):
+        self.source = source
+        self.collectors = collectors
+        self.clock = clock
+        self.max_age = max_age or {}
+        self.results = {c.name: Result() for c in collectors}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads: list = []
+        slow = getattr(source, "slow_keys", frozenset())
+        self.background = [c for c in collectors if set(c.keys) & slow]
+        self.on_scrape = [c for c in collectors if c not in self.background]
+        self._pool = ThreadPoolExecutor(max_workers=max(1, len(self.on_scrape)), thread_name_prefix="collect")
+
+    # -- running collectors -------------------------------------------------
+    def run_collector(self, c) -> Result:
+        start = time.monotonic()
+        prev = self.results[c.name]
+        try:
+            families = c.collect(self.source)
+            ok = True
+        except ParseError as e:
+            log.error("collector=%s command=%r parse error: %s", c.name, _command(c), e)
+            families, ok = [], False
+        except SourceError as e:
+            log.error("collector=%s command=%r source error: %s", c.name, _command(c), e)
+            families, ok = [], False
+        except Exception as e:  # a bug must not take the exporter down
+            log.error("collector=%s command=%r failed: %s: %s", c.name, _command(c), type(e).__name__, e)
+            families, ok = [], False
+        now = self.clock()
+        res = Result(families=families, success=ok, duration=time.monotonic() - start,
+                     finished_at=now, last_success=now if ok else prev.last_success)
+        with self._lock:
+            self.results[c.name] = res
+        return res
+
+    def collect_all(self):
+        """Run every collector once, now (used by --once and tests)."""
+        for c in self.collectors:
+            self.run_collector(c)
+
+    def scrape(self):
+        """Run the on-scrape collectors concurrently; background ones are read as they are."""
+        list(self._pool.map(self.run_collector, self.on_scrape))
+
+    def start_background(self, period: dict):
+        for c in self.background:
+            t = threading.Thread(target=self._loop, args=(c, period.get(c.name, 15)),
+                                 name=f"bg-{c.name}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def _loop(self, c, period):
+        while not self._stop.is_set():
+            started = time.monotonic()
+            self.run_collector(c)
+            self._stop.wait(max(0.0, period - (time.monotonic() - started)))
+
+    def stop(self):
+        self._stop.set()
+        self._pool.shutdown(wait=False)
+
+    # -- exposition ---------------------------------------------------------
+    def families(self) -> list:
+        now = self.clock()
+        out = []
+        success = GaugeMetricFamily("aix_exporter_collector_success",
+                                    "1 when the collector's last run succeeded and its data is current.",
+                                    labels=["collector"])
+        duration = GaugeMetricFamily("aix_exporter_collector_duration_seconds",
+                                     "Duration of the collector's last run.", labels=["collector"])
+        last = GaugeMetricFamily("aix_exporter_collector_last_success_timestamp_seconds",
+                                 "Unix time of the collector's last successful run.", labels=["collector"])
+        with self._lock:
+            results = dict(self.results)
+        for c in self.collectors:
+            r = results[c.name]
+            fresh = r.success
+            age_limit = self.max_age.get(c.name)
+            if fresh and c in self.background and age_limit is not None and now - r.finished_at > age_limit:
+                fresh = False  # never serve a stale value as current
+            if fresh:
+                out.extend(r.families)
+            success.add_metric([c.name], 1.0 if fresh else 0.0)
+            duration.add_metric([c.name], r.duration)
+            if r.last_success is not None:
+                last.add_metric([c.name], r.last_success)
+        build = GaugeMetricFamily("aix_exporter_build_info", "Build information of aix_exporter.", labels=["version"])
+        build.add_metric([__version__], 1.0)
+        return _merge(out) + [success, duration, last, build]
+
+    def registry(self, on_scrape: bool = True) -> CollectorRegistry:
+        exporter = self
+
+        class _Bridge:
+            def collect(self):
+                if on_scrape:
+                    exporter.scrape()
+                return exporter.families()
+
+        reg = CollectorRegistry(auto_describe=False)
+        reg.register(_Bridge())
+        return reg
+
+
+def _merge(families: list) -> list:
+    """Families with the same name from different collectors become one."""
+    by_name: dict = {}
+    for fam in families:
+        if fam.name in by_name:
+            by_name[fam.name].samples.extend(fam.samples)
+        else:
+            merged = copy.copy(fam)  # never mutate a stored result
+            merged.samples = list(fam.samples)
+            by_name[fam.name] = merged
+    return list(by_name.values())
+
+
+def _command(c) -> str:
+    return ", ".join(KEYS.get(k, k) for k in c.keys) or c.name

@@ -1,0 +1,89 @@
+"""Pure parsers: command text in, typed record out. No I/O, no metrics.
+
+Every parser raises :class:`ParseError` (and nothing else) for input it cannot
+read; the error names the offending line so the exporter can log it in one line.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+
+class ParseError(ValueError):
+    """Input that is not the command's output format.
+
+    ``line_no`` is 1-based (0 when the problem is not tied to one line).
+    """
+
+    def __init__(self, message: str, line_no: int = 0, line: str = ""):
+        self.message = message
+        self.line_no = line_no
+        self.line = line
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:  # one line, always
+        if self.line_no:
+            shown = self.line if len(self.line) <= 120 else self.line[:117] + "..."
+            return f"{self.message} (line {self.line_no}: {shown!r})"
+        return self.message
+
+
+def text_lines(text: str, command: str) -> list[str]:
+    """Split command output into lines with trailing blanks and tabs removed.
+
+    Rejects empty output and binary data (NUL bytes or undecodable bytes that the
+    source replaced with U+FFFD) with a ParseError.
+    """
+    if text is None or not text.strip():
+        raise ParseError(f"{command}: empty output")
+    if "\x00" in text or "\ufffd" in text:
+        for i, line in enumerate(text.splitlines(), 1):
+            if "\x00" in line or "\ufffd" in line:
+                raise ParseError(f"{command}: binary data in output", i, line.encode("unicode_escape").decode()[:80])
+    return [line.rstrip() for line in text.splitlines()]
+
+
+_NUM_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def is_number(token: str) -> bool:
+    return bool(_NUM_RE.match(token))
+
+
+def number(token: str, command: str = "", line_no: int = 0, line: str = "") -> float:
+    """A decimal number token; integers stay exact as Python ints."""
+    if not _NUM_RE.match(token):
+        raise ParseError(f"{command}: not a number: {token!r}", line_no, line)
+    if re.match(r"^[+-]?\d+$", token):
+        return int(token)
+    return float(token)
+
+
+# Binary multipliers used by AIX tunable tools (vmo -L prints 16M, 8E-1, 4K ...)
+_SUFFIX = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
+_SUFFIXED_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE])(-1)?$")
+
+
+def suffixed_number(token: str) -> Optional[float]:
+    """Parse '16777216', '16M', '8E-1' (= 8E minus one, vmo's 'maximum'), '4K'.
+
+    Returns None for 'n/a' and other non-numeric values.
+    """
+    if is_number(token):
+        return number(token)
+    m = _SUFFIXED_RE.match(token)
+    if not m:
+        return None
+    base = float(m.group(1)) * _SUFFIX[m.group(2)]
+    value = int(base) if base.is_integer() else base
+    if m.group(3):
+        value -= 1
+    return value
+
+
+PAGE_SIZE_UNITS = {"KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
+
+
+def psize_label(size: int, unit: str) -> str:
+    """'4', 'KB' -> '4K'; '16', 'MB' -> '16M' (the psize label vocabulary)."""
+    return f"{size}{unit[0].upper()}"

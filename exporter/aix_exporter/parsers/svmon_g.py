@@ -1,0 +1,177 @@
+"""Global memory report: ``svmon -G`` (also ``-G -i N``, ``-G -O unit=..``).
+
+Format rules (tests/fixtures/svmon_G and ../shared/corpus/svmon-G*):
+
+* Unit: without a ``Unit:`` banner, the ``memory``/``pg space``/``pin``/
+  ``in use`` rows are in 4 KB frames and each ``PageSize`` row is in that
+  row's own page size (``L 16 MB 5 ...`` means five 16 MB pages).
+  With ``-O unit=KB|MB|GB`` the banner ``Unit: KB`` applies to every value.
+  Fractional values only exist in KB/MB/GB units: fractional values without a
+  banner (a report cut by ``tail``) are rejected, because their unit is unknown.
+* The memory header names its columns (``size inuse free pin virtual``
+  [``available``] [``mmode``]); the ``memory`` row follows it, the mode
+  (``Ded``, ``Ded-E``, ``Shar``) is its last, non-numeric field.
+* ``pg space`` has size and inuse. The segment table (``work pers clnt``
+  [``other``]) has rows ``pin`` and ``in use`` (``in use`` has no ``other``).
+* ``PageSize PoolSize inuse pgsp pin virtual``: rows ``s 4 KB``, ``m 64 KB``,
+  ``L 16 MB``, ``S 16 GB``; PoolSize is ``-`` for pools that are not fixed.
+* ``-i``: the report repeats; the last report is the current one.
+* Lines outside these tables are ignored; a report without a readable
+  ``memory`` row is rejected.
+* ``-O summary=longreal``: a ``Memory`` banner over ``Size Inuse Free Pin
+  Virtual Available Pgsp`` and one row of numbers (``Pgsp`` = paging space size).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import PAGE_SIZE_UNITS, ParseError, is_number, number, psize_label, text_lines
+
+COMMAND = "svmon -G"
+FRAME_BYTES = 4096
+_UNIT_RE = re.compile(r"^\s*Unit:\s*(\w+)\s*$", re.IGNORECASE)
+_UNITS = {"PAGE": None, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
+_MEM_COLS = {"size", "inuse", "free", "pin", "virtual", "available", "mmode"}
+_PS_ROW_RE = re.compile(r"^\s*([smLS])\s+(\d+)\s*(KB|MB|GB)\s+(.*)$")
+
+
+@dataclass
+class PageSizeRow:
+    letter: str
+    psize: str          # 4K 64K 16M 16G
+    page_bytes: int
+    pool_size: Optional[float]  # None where PoolSize is '-'
+    inuse: float
+    pgsp: float
+    pin: float
+    virtual: float
+
+
+@dataclass
+class SvmonGlobal:
+    """Values in bytes."""
+    memory: dict = field(default_factory=dict)        # size inuse free pin virtual [available]
+    mode: Optional[str] = None                        # mmode: Ded, Ded-E, Shar ...
+    paging_space: dict = field(default_factory=dict)  # size inuse
+    segments: dict = field(default_factory=dict)      # {"pin": {"work":..}, "inuse": {...}}
+    page_sizes: list = field(default_factory=list)    # PageSizeRow, values in bytes
+    unit: str = "page"
+    reports: int = 0
+
+
+def _split_reports(lines):
+    """Start a new report at every memory header (svmon -G -i repeats it)."""
+    reports, cur = [], []
+    for no, line in enumerate(lines, 1):
+        tokens = line.split()
+        if tokens and tokens[0] == "size" and set(tokens) <= _MEM_COLS and cur and any(
+                l.split()[:1] == ["size"] for _, l in cur):
+            reports.append(cur)
+            cur = []
+        cur.append((no, line))
+    reports.append(cur)
+    return reports
+
+
+def parse(text: str) -> SvmonGlobal:
+    lines = text_lines(text, COMMAND)
+    unit = "PAGE"
+    for no, line in enumerate(lines, 1):
+        m = _UNIT_RE.match(line)
+        if m:
+            unit = m.group(1).upper()
+            if unit not in _UNITS:
+                raise ParseError(f"{COMMAND}: unsupported unit {m.group(1)!r} (use page, KB, MB or GB)", no, line)
+    unit_bytes = _UNITS[unit]
+    reports = _split_reports(lines)
+    rec = _parse_report(reports[-1], unit_bytes)
+    rec.unit = unit.lower() if unit != "PAGE" else "page"
+    rec.reports = len(reports)
+    return rec
+
+
+def _values(tokens, no, line, unit_bytes):
+    out = []
+    for t in tokens:
+        v = number(t, COMMAND, no, line)
+        if unit_bytes is None and isinstance(v, float):
+            raise ParseError(f"{COMMAND}: fractional value {t!r} without a 'Unit:' banner: unit unknown", no, line)
+        out.append(v)
+    return out
+
+
+def _parse_report(report, unit_bytes) -> SvmonGlobal:
+    rec = SvmonGlobal()
+    frame = unit_bytes or FRAME_BYTES
+    mem_cols = seg_cols = None
+    in_pagesize = False
+    longreal_cols = None
+    for no, line in report:
+        tokens = line.split()
+        if not tokens or set(line.strip()) <= {"-"} or _UNIT_RE.match(line):
+            continue
+        first = tokens[0]
+        if first == "size" and set(tokens) <= _MEM_COLS:
+            mem_cols = tokens
+            in_pagesize = False
+        elif first == "memory" and len(tokens) > 1:
+            if mem_cols is None:
+                raise ParseError(f"{COMMAND}: memory row without its column header", no, line)
+            fields = tokens[1:]
+            cols = [c for c in mem_cols if c != "mmode"]
+            if "mmode" in mem_cols and fields and not is_number(fields[-1]):
+                rec.mode = fields.pop()
+            if len(fields) != len(cols):
+                raise ParseError(f"{COMMAND}: memory row has {len(fields)} values for {len(cols)} columns", no, line)
+            rec.memory = {c: v * frame for c, v in zip(cols, _values(fields, no, line, unit_bytes))}
+        elif tokens[:2] == ["pg", "space"]:
+            vals = _values(tokens[2:], no, line, unit_bytes)
+            if len(vals) != 2:
+                raise ParseError(f"{COMMAND}: pg space row needs size and inuse", no, line)
+            rec.paging_space = {"size": vals[0] * frame, "inuse": vals[1] * frame}
+        elif first == "work" and set(tokens) <= {"work", "pers", "clnt", "other"}:
+            seg_cols = tokens
+            in_pagesize = False
+        elif first == "pin" or tokens[:2] == ["in", "use"]:
+            if seg_cols is None:
+                raise ParseError(f"{COMMAND}: segment row without the work/pers/clnt header", no, line)
+            key, fields = ("pin", tokens[1:]) if first == "pin" else ("inuse", tokens[2:])
+            if not 0 < len(fields) <= len(seg_cols):
+                raise ParseError(f"{COMMAND}: {key} row has {len(fields)} values for {len(seg_cols)} columns", no, line)
+            rec.segments[key] = {c: v * frame for c, v in zip(seg_cols, _values(fields, no, line, unit_bytes))}
+        elif first == "PageSize":
+            in_pagesize = True
+        elif in_pagesize and _PS_ROW_RE.match(line):
+            m = _PS_ROW_RE.match(line)
+            size, unit = int(m.group(2)), m.group(3)
+            page_bytes = size * PAGE_SIZE_UNITS[unit]
+            fields = m.group(4).split()
+            if len(fields) != 5:
+                raise ParseError(f"{COMMAND}: PageSize row needs PoolSize inuse pgsp pin virtual", no, line)
+            pool = None if fields[0] == "-" else _values(fields[:1], no, line, unit_bytes)[0]
+            inuse, pgsp, pin, virtual = _values(fields[1:], no, line, unit_bytes)
+            mult = unit_bytes or page_bytes
+            rec.page_sizes.append(PageSizeRow(
+                letter=m.group(1), psize=psize_label(size, unit), page_bytes=page_bytes,
+                pool_size=None if pool is None else pool * mult,
+                inuse=inuse * mult, pgsp=pgsp * mult, pin=pin * mult, virtual=virtual * mult))
+        elif first == "Memory" and len(tokens) == 1:
+            longreal_cols = "pending"
+        elif longreal_cols == "pending" and first == "Size":
+            longreal_cols = [t.lower() for t in tokens]
+        elif isinstance(longreal_cols, list) and all(is_number(t) for t in tokens):
+            if len(tokens) != len(longreal_cols):
+                raise ParseError(f"{COMMAND}: summary row has {len(tokens)} values for {len(longreal_cols)} columns", no, line)
+            vals = dict(zip(longreal_cols, _values(tokens, no, line, unit_bytes)))
+            pgsp = vals.pop("pgsp", None)
+            rec.memory = {c: v * frame for c, v in vals.items()}
+            if pgsp is not None:
+                rec.paging_space = {"size": pgsp * frame}
+            longreal_cols = None
+        # Other lines (sections added by later AIX releases, prompts) are ignored:
+        # the report is only accepted when its memory row was read.
+    if not rec.memory:
+        raise ParseError(f"{COMMAND}: no memory row found")
+    return rec

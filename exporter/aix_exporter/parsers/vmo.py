@@ -1,0 +1,109 @@
+"""VMM tunables: ``vmo -L [tunable ...]`` and ``vmo -a``.
+
+Format rules (tests/fixtures/vmo and ../shared/corpus/vmo-lgpg):
+
+* ``vmo -L``: a header ``NAME CUR DEF BOOT MIN MAX UNIT TYPE`` followed by an
+  indented ``DEPENDENCIES`` line and dashed rules. Each tunable row starts in
+  column 0; indented lines under it are its dependencies. Cells can be empty,
+  so cells are assigned to columns by position: a token belongs to the column
+  whose header span contains the token's first character.
+  Values may carry binary suffixes (``16M``; ``8E-1`` is 8 EiB minus one) or be
+  ``n/a``.
+* ``vmo -a``: ``name = value`` lines, current values only (the first line may
+  start with a TAB).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from . import ParseError, suffixed_number, text_lines
+
+COMMAND = "vmo"
+_HEADER = ["NAME", "CUR", "DEF", "BOOT", "MIN", "MAX", "UNIT", "TYPE"]
+_ASSIGN_RE = re.compile(r"^\s*([A-Za-z0-9_%]+)\s*=\s*(\S*)\s*$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9_%]+$")
+
+
+@dataclass
+class Tunable:
+    name: str
+    current: Optional[float]
+    default: Optional[float] = None
+    boot: Optional[float] = None
+    minimum: Optional[float] = None
+    maximum: Optional[float] = None
+    unit: str = ""
+    type: str = ""
+    dependencies: tuple = ()
+
+
+def parse(text: str) -> dict:
+    """Return {name: Tunable}."""
+    lines = [l.expandtabs(8) for l in text_lines(text, COMMAND)]
+    for no, line in enumerate(lines, 1):
+        if line.split()[:len(_HEADER)] == _HEADER and line.startswith("NAME"):
+            return _parse_L(lines, no)
+    return _parse_a(lines)
+
+
+def _parse_a(lines) -> dict:
+    out = {}
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        m = _ASSIGN_RE.match(line)
+        if not m:
+            raise ParseError(f"{COMMAND}: neither a 'vmo -L' table nor 'name = value'", no, line)
+        out[m.group(1)] = Tunable(name=m.group(1), current=suffixed_number(m.group(2)))
+    if not out:
+        raise ParseError(f"{COMMAND}: no tunables found")
+    return out
+
+
+def _spans(header: str):
+    starts = [(m.start(), m.group()) for m in re.finditer(r"\S+", header)]
+    spans = []
+    for i, (start, name) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else 10 ** 6
+        spans.append((name, start, end))
+    return spans
+
+
+def _parse_L(lines, header_no) -> dict:
+    spans = _spans(lines[header_no - 1])
+    out: dict = {}
+    current: Optional[Tunable] = None
+    for no in range(header_no + 1, len(lines) + 1):
+        line = lines[no - 1]
+        stripped = line.strip()
+        if not stripped or set(stripped) <= {"-"}:
+            continue
+        if stripped == "DEPENDENCIES":  # second header line, indented in real output
+            continue
+        if line[0].isspace():
+            if current is None:
+                raise ParseError(f"{COMMAND}: dependency line before any tunable", no, line)
+            current.dependencies += tuple(stripped.split())
+            continue
+        cells = {name: [] for name, _, _ in spans}
+        for m in re.finditer(r"\S+", line):
+            for name, start, end in spans:
+                if start <= m.start() < end:
+                    cells[name].append(m.group())
+                    break
+        name = " ".join(cells["NAME"])
+        if not _NAME_RE.match(name):
+            raise ParseError(f"{COMMAND}: bad tunable name {name!r}", no, line)
+
+        def val(col):
+            return suffixed_number(" ".join(cells[col])) if cells[col] else None
+
+        current = Tunable(name=name, current=val("CUR"), default=val("DEF"), boot=val("BOOT"),
+                          minimum=val("MIN"), maximum=val("MAX"), unit=" ".join(cells["UNIT"]),
+                          type=" ".join(cells["TYPE"]))
+        out[name] = current
+    if not out:
+        raise ParseError(f"{COMMAND}: vmo -L header without tunable rows")
+    return out

@@ -1,0 +1,66 @@
+"""HTTP front: landing page at /, exposition at the telemetry path."""
+from __future__ import annotations
+
+import gzip
+import logging
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from prometheus_client.exposition import choose_encoder
+
+from . import __version__
+
+log = logging.getLogger("aix_exporter")
+
+LANDING = """<!DOCTYPE html>
+<html><head><title>AIX Exporter</title></head>
+<body><h1>AIX Exporter</h1>
+<p>Prometheus exporter for IBM AIX: CPU, memory and large pages, pin-lock contention, tape throughput, TSM activity log.</p>
+<p>Version {version}, source <code>{source}</code>.</p>
+<ul><li><a href="{path}">Metrics</a></li></ul>
+</body></html>
+"""
+
+
+def make_server(exporter, address: str, telemetry_path: str = "/metrics"):
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]") or "0.0.0.0"
+    registry = exporter.registry(on_scrape=True)
+
+    class Handler(BaseHTTPRequestHandler):
+        server_version = f"aix_exporter/{__version__}"
+
+        def log_message(self, fmt, *args):  # quiet access log; errors go through logging
+            log.debug("%s - %s", self.address_string(), fmt % args)
+
+        def _send(self, code, ctype, body: bytes, extra=None):
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            for k, v in (extra or {}).items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def do_HEAD(self):
+            self.do_GET()
+
+        def do_GET(self):
+            path = self.path.split("?", 1)[0]
+            if path == telemetry_path:
+                encoder, ctype = choose_encoder(self.headers.get("Accept"))
+                body = encoder(registry)
+                extra = {}
+                if "gzip" in (self.headers.get("Accept-Encoding") or ""):
+                    body = gzip.compress(body, compresslevel=1)
+                    extra["Content-Encoding"] = "gzip"
+                self._send(200, ctype, body, extra)
+            elif path == "/":
+                page = LANDING.format(version=__version__, source=exporter.source.name, path=telemetry_path)
+                self._send(200, "text/html; charset=utf-8", page.encode())
+            else:
+                self._send(404, "text/plain; charset=utf-8", b"not found\n")
+
+    server = ThreadingHTTPServer((host, int(port)), Handler)
+    server.daemon_threads = True
+    return server
