@@ -11,8 +11,10 @@ vmstat -v
 * 'memory pools'               -> aix_vmstat_v_memory_pools (gauge)
 * anything else                -> aix_vmstat_v_<label>_total (counter)
 vmstat -s
-* every line                   -> aix_vmstat_s_<label>_total (counter), with a
-  few labels renamed for clarity (see _S_NAMES).
+* every line                   -> aix_vmstat_<label>_total (counter), with a
+  few labels renamed for clarity (see _S_NAMES). ('aix_vmstat_s_' would read
+  as an abbreviated unit, which Prometheus naming rules forbid.)
+Labels become names by snake(): 'I/O' -> 'io', other non-alphanumerics -> '_'.
 """
 from __future__ import annotations
 
@@ -29,10 +31,13 @@ _S_NAMES = {
     "cpu context switches": "context_switches",
     "zero filled pages faults": "zero_filled_page_faults",
     "executable filled pages faults": "executable_filled_page_faults",
+    "total reclaims": "reclaims",
 }
 
 
 def snake(label: str) -> str:
+    """'pending I/O waits' -> 'pending_io_waits'; 'mpc-sent interrupts' -> 'mpc_sent_interrupts'."""
+    label = label.replace("I/O", "io")
     return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
 
 
@@ -60,7 +65,7 @@ def s_families(pairs: list) -> list:
     f = Families()
     for label, value in pairs:
         name = _S_NAMES.get(label, snake(label))
-        f.set(f"aix_vmstat_s_{name}_total", f"vmstat -s '{label}' since boot.", value, counter=True)
+        f.set(f"aix_vmstat_{name}_total", f"vmstat -s '{label}' since boot.", value, counter=True)
     return f.result()
 
 

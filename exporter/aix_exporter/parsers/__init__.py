@@ -69,11 +69,9 @@ def suffixed_number(token: str) -> Optional[float]:
 
     Returns None for 'n/a' and other non-numeric values.
     """
-    if is_number(token):
-        return number(token)
-    m = _SUFFIXED_RE.match(token)
+    m = _SUFFIXED_RE.match(token)  # before plain numbers: '8E-1' is not 0.8 here
     if not m:
-        return None
+        return number(token) if is_number(token) else None
     base = float(m.group(1)) * _SUFFIX[m.group(2)]
     value = int(base) if base.is_integer() else base
     if m.group(3):

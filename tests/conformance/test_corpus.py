@@ -1,0 +1,130 @@
+"""Conformance: every parser over every usable real sample in ../shared/corpus.
+
+Exact samples must parse to the values visible in them; COLLAPSED, TRUNCATED,
+EDITED and RECONSTRUCTED samples must never crash a parser (a record or a
+ParseError, nothing else). Skips cleanly when ../shared is absent.
+"""
+import pytest
+
+from aix_exporter.parsers import ParseError, svmon_g, vmo, vmstat, vmstat_s, vmstat_v
+from tests.conftest import CORPUS
+
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+
+# corpus folder -> parser
+FAMILIES = {
+    "vmstat": vmstat.parse, "vmstat-w": vmstat.parse, "vmstat-t": vmstat.parse,
+    "vmstat-It": vmstat.parse, "vmstat-l": vmstat.parse,
+    "vmstat-v": vmstat_v.parse, "vmstat-s": vmstat_s.parse,
+    "svmon-G": svmon_g.parse, "svmon-G-O": svmon_g.parse,
+    "vmo-lgpg": vmo.parse,
+}
+# Files in those folders that are another command's output (pagesize -a/-af), not vmo.
+NOT_THIS_COMMAND = {"csdn-aix-sga-largepage-pagesize-a.COLLAPSED.txt", "ibm-aix72-pagesize-af.txt"}
+DAMAGED_MARKERS = (".COLLAPSED.", ".TRUNCATED.", ".EDITED.", "-PARTIAL")
+P4K, P64K, P16M = 4096, 65536, 16 * 2**20
+
+
+def row(name, text):
+    return vmstat.parse(text).row
+
+
+# Exact samples: file name -> check(record). Values are read off the sample.
+EXACT = {
+    "gh-gopsutil-load_aix_test_mock-vmstat-1-1-shared-lpar.txt": lambda r: (
+        r.config == {"lcpu": 8, "mem_bytes": 4096 * 2**20, "ent": 0.2}
+        and r.row["avm"] == 389541 and r.row["fre"] == 553213 and r.row["syscalls"] == 1083
+        and r.row["us"] == 1 and r.row["id"] == 98 and r.row["pc"] == 0.01 and r.row["ec"] == 6.5),
+    "gh-htdavis-epa-aix-aixSysStat-vmstat-1-2-tail-1.txt": lambda r: (
+        r.row["r"] == 8 and r.row["avm"] == 4343133 and r.row["cs"] == 3595 and r.row["ec"] == 28.4),
+    "gh-issue-neofetch-591-vmstat-oneshot-shared-lpar.txt": lambda r: (
+        r.config["lcpu"] == 4 and r.config["ent"] == 0.1 and r.row["fre"] == 2869 and r.row["sr"] == 172
+        and r.row["pc"] == 0.01 and r.row["ec"] == 10.2),
+    "ibm-aix52-perf-guide-mem-used-vmstat-2-10.txt": lambda r: (
+        r.rows == 6 and r.row["b"] == 5 and r.row["avm"] == 113858 and r.row["wa"] == 44 and "pc" not in r.row),
+    "ibm-aix71-assess-paging-vmstat-5-8.txt": lambda r: (
+        r.rows == 8 and r.config == {} and r.row["avm"] == 71938 and r.row["wa"] == 17 and r.row["id"] == 75),
+    "gh-mnellemann-sysmon-vmstat-w-1-1.txt": lambda r: (
+        r.config == {"lcpu": 8, "mem_bytes": 4096 * 2**20} and r.row["avm"] == 623244 and r.row["fre"] == 35470
+        and r.row["syscalls"] == 1166 and r.row["id"] == 99),
+    "gh-gnuplot-vmstat-script-aix7100-01-benchmark-2014.txt": lambda r: (
+        r.row["avm"] == 2290622 and r.row["fre"] == 1071563 and r.row["time"] == "16:02:23" and r.row["us"] == 1),
+    "gh-gnuplot-vmstat-script-aix7100-01-bogus-fr-sr.txt": lambda r: (
+        r.row["fr"] == 4636223281790821470 and r.row["pc"] == 2.22 and r.row["ec"] == 138.7
+        and r.row["time"] == "00:00:09" and r.row["us"] == 48),
+    "gh-mnellemann-sysmon-vmstat-Iwt.txt": lambda r: (
+        r.config["ent"] == 0.5 and r.row["p"] == 0 and r.row["fo"] == 13 and r.row["avm"] == 633739
+        and r.row["ec"] == 0.1 and r.row["time"] == "07:53:28"),
+    "ibm-aix73-sys-config-large-pages.txt": lambda r: (
+        r.row["alp"] == 16 and r.row["flp"] == 16 and r.row["fre"] == 124523 and r.row["sy"] == 3),
+    "gh-checkmk-checks-aix_memory-comment.txt": lambda p: (
+        dict(p)["memory pages"] == 32702464 and dict(p)["paging space I/Os blocked with no psbuf"] == 860832
+        and dict(p)["percentage of memory used for computational pages"] == 88.8 and len(p) == 22),
+    "gh-gopsutil-load_mock_invoker_test-vmstat-s.txt": lambda p: (
+        dict(p)["total address trans. faults"] == 3492560274 and dict(p)["syscalls"] == 12918944607
+        and dict(p)["mpc-sent interrupts"] == 1106 and len(p) == 26),
+    "gh-blog-2013-check-memory-usage-aix.txt": lambda r: (
+        r.memory["size"] == 1003520 * P4K and r.memory["virtual"] == 1468212 * P4K and r.mode == "Ded"
+        and r.paging_space["inuse"] == 829774 * P4K and r.segments["pin"]["other"] == 31551 * P4K
+        and [(p.psize, p.inuse) for p in r.page_sizes] == [("4K", 276720 * P4K), ("64K", 45227 * P64K)]),
+    "gh-cn-aix-perf-monitor-cmds.txt": lambda r: (
+        r.memory["size"] == 65667072 * P4K and r.memory["pin"] == 3591255 * P4K
+        and r.page_sizes[1].pin == 89855 * P64K and r.segments["inuse"]["clnt"] == 4940188 * P4K),
+    "gh-gopsutil-mem_aix_nocgo_test-svmon-G.txt": lambda r: (
+        r.memory["inuse"] == 544457 * P4K and r.paging_space["size"] == 131072 * P4K and r.page_sizes == []),
+    "gh-issue-neofetch-591-svmon-G-i-2.txt": lambda r: (
+        # the inuse invariant of the sample: memory inuse = s inuse + 16 x m inuse (4 KB frames)
+        r.memory["inuse"] == r.page_sizes[0].inuse + r.page_sizes[1].inuse == 1041928 * P4K),
+    "ibm-aix72-amount-mem-use-i1-2.txt": lambda r: (
+        r.reports == 2 and r.memory["inuse"] == 425279 * P4K
+        and [(p.psize, p.pool_size, p.pin) for p in r.page_sizes][1] == ("16M", 5 * P16M, 5 * P16M)),
+    "gh-gopsutil-mem_aix_nocgo_test-svmon-G-O-unitKB.txt": lambda r: (
+        r.unit == "kb" and r.memory["available"] == 2126476 * 1024 and r.paging_space["inuse"] == 14576 * 1024),
+    "gh-mnellemann-sysmon-aix-svmon-G-O-unitKB.txt": lambda r: (
+        r.memory["free"] == 157772 * 1024 and r.segments["pin"]["other"] == 430976 * 1024),
+    "gh-mnellemann-sysmon-svmon-G-O-summary-longreal-unitKB.txt": lambda r: (
+        r.memory["size"] == 4194304 * 1024 and r.memory["available"] == 1058012 * 1024
+        and r.paging_space == {"size": 524288 * 1024}),
+    "ibm-aix71-vmm-page-replacement-tuning-vmo-a.txt": lambda t: (
+        t["lgpg_regions"].current == 0 and t["lgpg_size"].current == 0 and t["maxpin%"].current == 90
+        and t["memory_frames"].current == 1048576 and t["ame_cpus_per_pool"].current is None),
+}
+# Exact samples whose format rule rejects them on purpose: file -> message.
+REJECTED = {
+    # 'svmon -G -O ... | tail -7': the memory header and the Unit banner were cut away.
+    "gh-htdavis-epa-aix-aixSysStat-svmon-G-O-summary-basic-unitMB-tail7.txt": "without its column header",
+}
+
+
+def corpus_files():
+    out = []
+    if not CORPUS.is_dir():
+        return out
+    for folder, parse in FAMILIES.items():
+        for path in sorted((CORPUS / folder).glob("*.txt")):
+            if path.name not in NOT_THIS_COMMAND:
+                out.append(pytest.param(parse, path, id=f"{folder}/{path.name}"))
+    return out
+
+
+@pytest.mark.parametrize("parse,path", corpus_files())
+def test_sample(parse, path):
+    text = path.read_text(errors="replace")
+    damaged = any(m in path.name for m in DAMAGED_MARKERS)
+    if damaged:
+        try:
+            parse(text)
+        except ParseError:
+            pass  # documented error: fine for a damaged sample
+        return
+    if path.name in REJECTED:
+        with pytest.raises(ParseError, match=REJECTED[path.name]):
+            parse(text)
+        return
+    assert path.name in EXACT, f"exact sample {path.name} has no value check: add one"
+    assert EXACT[path.name](parse(text)), f"values of {path.name} differ from the sample"
+
+
+def test_every_exact_check_names_a_present_file():
+    present = {p.name for folder in FAMILIES for p in (CORPUS / folder).glob("*.txt")}
+    assert set(EXACT) | set(REJECTED) <= present

@@ -1,0 +1,31 @@
+import os
+import pathlib
+import shutil
+import socket
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+SHARED = pathlib.Path(os.environ.get("AIX_EXPORTER_SHARED", ROOT.parent / "shared"))
+CORPUS = SHARED / "corpus"
+
+sys.path.insert(0, str(ROOT / "exporter"))
+
+
+def fixture_text(*parts) -> str:
+    return (FIXTURES.joinpath(*parts)).read_text()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def need(binary: str) -> str:
+    path = shutil.which(binary)
+    if not path:
+        pytest.skip(f"{binary} not installed (Debian package prometheus)")
+    return path

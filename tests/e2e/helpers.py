@@ -1,0 +1,62 @@
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+from tests.conftest import ROOT
+
+VOLATILE = re.compile(r"^(aix_exporter_collector_(duration_seconds|last_success_timestamp_seconds)\{[^}]*\}) .*$", re.M)
+
+
+def normalise(exposition: str) -> str:
+    """Blank the values that change from run to run (durations, timestamps)."""
+    return VOLATILE.sub(r"\1 <volatile>", exposition)
+
+
+def run_once(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "aix_exporter.cli", *args, "--once"],
+                          capture_output=True, text=True, timeout=120, env=env())
+    if check and proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def env():
+    e = dict(os.environ)
+    e["PYTHONPATH"] = str(ROOT / "exporter") + os.pathsep + e.get("PYTHONPATH", "")
+    return e
+
+
+def wait_http(url, timeout=30.0, proc=None):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"process exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                return r.read()
+        except Exception as e:  # not ready yet
+            last = e
+            time.sleep(0.1)
+    raise AssertionError(f"{url} not ready after {timeout}s: {last}")
+
+
+def start(argv, **kw):
+    return subprocess.Popen(argv, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, **kw)
+
+
+def stop(proc):
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    out, err = proc.communicate()
+    return out, err

@@ -1,0 +1,30 @@
+"""Golden end-to-end: replay a fixture directory with --once, compare the whole exposition."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import FIXTURES, ROOT
+from tests.e2e.helpers import normalise, run_once
+
+GOLDEN = ROOT / "tests" / "golden"
+CASES = ["tsm-lpar"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_exposition(case, tmp_path):
+    out = run_once("--source", f"replay:{FIXTURES / 'replay' / case}").stdout
+    golden = GOLDEN / f"{case}.prom"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(normalise(out))
+    assert normalise(out) == golden.read_text(), "exposition changed: review, then UPDATE_GOLDEN=1"
+    promtool = shutil.which("promtool")
+    if not promtool:
+        pytest.skip("promtool not installed")
+    path = tmp_path / "metrics.prom"
+    path.write_text(out)
+    with open(path) as fh:
+        proc = subprocess.run([promtool, "check", "metrics"], stdin=fh, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "" and proc.stderr.strip() == "", proc.stdout + proc.stderr
