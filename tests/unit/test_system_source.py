@@ -1,0 +1,59 @@
+import os
+import subprocess
+import time
+
+import pytest
+
+from aix_exporter.config import Settings
+from aix_exporter.sources import SourceError, open_source
+from aix_exporter.sources.system import SystemSource, run
+
+
+def test_runs_argv_without_shell_in_c_locale():
+    out = run(["/usr/bin/env"], timeout=10)
+    env = dict(l.split("=", 1) for l in out.splitlines())
+    assert env["LC_ALL"] == "C" and env["LANG"] == "C"
+    assert run(["/bin/echo", "a;b", "$(x)"], timeout=10) == "a;b $(x)\n"  # no shell expansion
+
+
+def test_relative_path_is_refused():
+    with pytest.raises(SourceError, match="absolute path"):
+        run(["vmstat", "1", "1"], timeout=5)
+
+
+def test_nonzero_exit_reports_first_stderr_line():
+    with pytest.raises(SourceError, match="exit status 2: .*No such file"):
+        run(["/bin/ls", "/definitely/not/here"], timeout=5)
+
+
+def test_timeout_kills_the_process_group_without_orphans(tmp_path):
+    marker = tmp_path / "child.pid"
+    script = f"sleep 30 & echo $! > {marker}; wait"
+    start = time.monotonic()
+    with pytest.raises(SourceError, match="timed out after 0.5s"):
+        run(["/bin/sh", "-c", script], timeout=0.5)
+    assert time.monotonic() - start < 10
+    child = int(marker.read_text())
+    time.sleep(0.2)
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True, text=True).stdout.strip()
+    # Killed with its group: gone, or a zombie waiting for init to reap it (it was a grandchild).
+    assert state == "" or state.startswith("Z"), f"child {child} survived: {state}"
+
+
+def test_system_argv_use_absolute_paths_and_configured_tunables():
+    s = Settings()
+    s.vmo.tunables = ["lgpg_regions", "lgpg_size", "maxpin%"]
+    src = SystemSource(s)
+    assert src.argv("vmo") == ["/usr/sbin/vmo", "-L", "lgpg_regions", "-L", "lgpg_size", "-L", "maxpin%"]
+    assert src.argv("vmstat") == ["/usr/bin/vmstat", "-w", "-l", "5", "2"]
+    assert src.argv("svmon_G") == ["/usr/bin/svmon", "-G"]
+    for key in ("vmstat", "vmstat_v", "vmstat_s", "svmon_G", "vmo"):
+        assert os.path.isabs(src.argv(key)[0])
+    assert "vmstat" in src.slow_keys
+
+
+def test_open_source_rejects_unknown_specs():
+    with pytest.raises(ValueError, match="unknown source"):
+        open_source("bogus")
+    with pytest.raises(ValueError, match="unknown source"):
+        open_source("replay:")
