@@ -1,11 +1,10 @@
 """Golden end-to-end: replay a fixture directory with --once, compare the whole exposition."""
 import os
-import shutil
 import subprocess
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, need
 from tests.e2e.helpers import normalise, run_once
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -19,9 +18,7 @@ def test_golden_exposition(case, tmp_path):
     if os.environ.get("UPDATE_GOLDEN"):
         golden.write_text(normalise(out))
     assert normalise(out) == golden.read_text(), "exposition changed: review, then UPDATE_GOLDEN=1"
-    promtool = shutil.which("promtool")
-    if not promtool:
-        pytest.skip("promtool not installed")
+    promtool = need("promtool")
     path = tmp_path / "metrics.prom"
     path.write_text(out)
     with open(path) as fh:
