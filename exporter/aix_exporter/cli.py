@@ -57,9 +57,22 @@ def selected_collectors(args, settings, source) -> list:
             if flag:
                 log.warning("collector=%s needs --source system; disabled", name)
             continue
+        if enabled and source.name == "system" and not _configured(name, settings):
+            if flag:
+                log.warning("collector=%s enabled but not configured (see README); disabled", name)
+            continue
         if enabled:
             out.append(cls(settings))
     return out
+
+
+def _configured(name: str, settings) -> bool:
+    """On a real system, splat and tsm need a configured input to run."""
+    if name == "splat":
+        return bool(settings.splat.report_dir or settings.splat.enabled_trace)
+    if name == "tsm":
+        return bool(settings.tsm.actlog_file or settings.tsm.dsmadmc)
+    return True
 
 
 def main(argv=None) -> int:

@@ -46,6 +46,7 @@ class SplatSettings:
     report_dir: Optional[str] = None   # watched directory of splat reports (newest wins)
     top_n: int = 10
     max_age_seconds: float = 3600
+    work_dir: str = "/var/tmp/aix_exporter/splat"   # trace files of the trace window
 
 
 @dataclass
@@ -122,6 +123,16 @@ def validate(s: Settings) -> Settings:
             raise ConfigError("tsm.dsmadmc: expected a non-empty list of strings (argv)")
         if not s.tsm.dsmadmc[0].startswith("/"):
             raise ConfigError("tsm.dsmadmc: the first element must be an absolute path")
+    if not s.splat.work_dir.startswith("/"):
+        raise ConfigError("splat.work_dir: must be an absolute path")
+    for name in ("report_dir",):
+        v = getattr(s.splat, name)
+        if v is not None and (not isinstance(v, str) or not v.startswith("/")):
+            raise ConfigError(f"splat.{name}: must be an absolute path")
+    for name in ("actlog_file", "state_file"):
+        v = getattr(s.tsm, name)
+        if v is not None and (not isinstance(v, str) or not v.startswith("/")):
+            raise ConfigError(f"tsm.{name}: must be an absolute path")
     if s.splat.trace_seconds > 60:
         raise ConfigError("splat.trace_seconds: at most 60 (trace overhead)")
     if s.vmstat.interval_seconds > 300:

@@ -8,7 +8,9 @@ import urllib.request
 
 from tests.conftest import ROOT
 
-VOLATILE = re.compile(r"^(aix_exporter_collector_(duration_seconds|last_success_timestamp_seconds)\{[^}]*\}) .*$", re.M)
+VOLATILE = re.compile(
+    r"^(aix_exporter_collector_(?:duration_seconds|last_success_timestamp_seconds)\{[^}]*\}|aix_splat_report_timestamp_seconds) .*$",
+    re.M)
 
 
 def normalise(exposition: str) -> str:

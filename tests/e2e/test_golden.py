@@ -23,5 +23,8 @@ def test_golden_exposition(case, tmp_path):
     path.write_text(out)
     with open(path) as fh:
         proc = subprocess.run([promtool, "check", "metrics"], stdin=fh, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.strip() == "" and proc.stderr.strip() == "", proc.stdout + proc.stderr
+    problems = [l for l in (proc.stdout + proc.stderr).splitlines() if l.strip()]
+    # The one lint finding we keep on purpose: the metric contract (DESIGN.md) names
+    # aix_splat_function_spin_count, which promtool's '_count' suffix rule flags.
+    allowed = ['aix_splat_function_spin_count non-histogram and non-summary metrics should not have "_count" suffix']
+    assert [p for p in problems if p not in allowed] == [], problems

@@ -57,5 +57,10 @@ def registry() -> dict:
     from .vmo import VmoCollector
     from .vmstat import VmstatCollector
     from .vmstat_counters import VmstatSCollector, VmstatVCollector
-    classes = [VmstatCollector, MemoryCollector, VmoCollector, VmstatVCollector, VmstatSCollector, CpuCollector]
+    from .process import LdrCntrlCollector, ProcessCollector
+    from .splat import SplatCollector
+    from .tape import TapeCollector
+    from .tsm import TsmCollector
+    classes = [VmstatCollector, MemoryCollector, VmoCollector, VmstatVCollector, VmstatSCollector, CpuCollector,
+               ProcessCollector, LdrCntrlCollector, SplatCollector, TapeCollector, TsmCollector]
     return {c.name: c for c in classes}

@@ -28,12 +28,20 @@ class SourceError(RuntimeError):
     """The command text could not be obtained (missing file, failed command, timeout)."""
 
 
+class NotRunning(SourceError):
+    """None of the monitored processes runs: no data, and not a failure."""
+
+
 class Source(Protocol):
     name: str
     #: keys whose command takes an interval (run in the background, not on scrape)
     slow_keys: frozenset
 
     def read(self, key: str) -> str: ...
+
+    def read_log(self, key: str, position) -> tuple:
+        """(new complete text since position, new position) for growing logs (tsm_actlog)."""
+        ...
 
 
 def open_source(spec: str, settings=None) -> "Source":

@@ -34,5 +34,19 @@ class ReplaySource:
         # Undecodable bytes become U+FFFD, which parsers reject as binary data.
         return data.decode("utf-8", errors="replace")
 
+    def read_log(self, key: str, position):
+        """Replay counts the whole file once; later reads return only what was appended."""
+        from .logtail import tail
+        path = self.path(key)
+        if not os.path.exists(path):
+            raise SourceError(f"no captured output {path}")
+        return tail(path, position)
+
+    def report_time(self, key: str):
+        try:
+            return os.stat(self.path(key)).st_mtime
+        except OSError:
+            return None
+
     def available(self) -> list:
         return [k for k in KEYS if os.path.exists(self.path(k))]

@@ -1,0 +1,54 @@
+"""splat report -> per-function and per-lock contention (top N), window length, report age."""
+from __future__ import annotations
+
+from ..parsers import splat
+from . import Collector, Families
+
+
+def aggregate_functions(rows: list) -> list:
+    """One row per function: the same function appears under several locks."""
+    acc: dict = {}
+    for r in rows:
+        a = acc.setdefault(r.name, [0, 0.0, 0])
+        a[0] += r.acquisitions
+        a[1] += r.acquisitions * r.miss_rate / 100.0
+        a[2] += r.spin_count
+    out = [(name, acq, (misses / acq) if acq else 0.0, spins) for name, (acq, misses, spins) in acc.items()]
+    # rank by lock misses, then acquisitions: the contended pin routine comes first
+    out.sort(key=lambda t: (-t[1] * t[2], -t[1], t[0]))
+    return out
+
+
+def families_from(rep: splat.SplatReport, top_n: int = 10, report_time=None) -> list:
+    f = Families()
+    if rep.window_seconds is not None:
+        f.set("aix_splat_window_seconds", "Length of the traced window the splat report covers.", rep.window_seconds)
+    if report_time is not None:
+        f.set("aix_splat_report_timestamp_seconds", "Unix time the splat report was produced.", report_time)
+    for name, acq, ratio, spins in aggregate_functions(rep.functions)[:top_n]:
+        lab = {"function": name}
+        f.set("aix_splat_function_acquisitions", "Lock acquisitions by the function in the window (splat -da).", acq, lab)
+        f.set("aix_splat_function_miss_ratio", "Share of the function's lock acquisitions that missed (0-1).",
+              round(ratio, 8), lab)
+        f.set("aix_splat_function_spin_count", "Spins of the function on the lock in the window.", spins, lab)
+    locks = rep.locks or rep.details
+    for l in sorted(locks, key=lambda l: -l.acquisitions)[:top_n]:
+        lab = {"lock": l.name, "type": l.type}
+        f.set("aix_splat_lock_acquisitions", "Acquisitions of the lock in the window (splat).", l.acquisitions, lab)
+        f.set("aix_splat_lock_miss_ratio", "Share of the lock's acquisitions that missed (0-1).",
+              round((l.miss_percent or 0.0) / 100.0, 8), lab)
+    for kind, acq in rep.gross.items():
+        f.set("aix_splat_gross_acquisitions", "Acquisitions by lock class (splat gross lock summary).", acq, {"kind": kind})
+    return f.result()
+
+
+class SplatCollector(Collector):
+    name = "splat"
+    keys = ("splat",)
+    help = "splat lock report (trace window or watched directory): pin-lock miss ratio, top locks"
+
+    def collect(self, source) -> list:
+        top_n = self.settings.splat.top_n if self.settings else 10
+        text = source.read("splat")
+        when = getattr(source, "report_time", lambda key: None)("splat")
+        return families_from(splat.parse(text), top_n, when)

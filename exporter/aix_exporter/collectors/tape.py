@@ -1,0 +1,50 @@
+"""iostat -p -> tape bytes read/written, transfers, busy ratio.
+
+Kb_read/Kb_wrtn of a since-boot report are totals (counters). The report has
+no transfer total, so it is derived from the same report: the report's
+elapsed time is (Kb_read + Kb_wrtn) / Kbps, transfers = tps x elapsed. The
+collector keeps each device's counter from ever going backwards while its
+byte counters do not reset (the derivation rounds).
+"""
+from __future__ import annotations
+
+from ..parsers import iostat_tape
+from . import Collector, Families
+
+
+def transfers(row) -> float:
+    kb = row.kb_read + row.kb_written
+    if row.kbps <= 0 or kb <= 0:
+        return 0.0
+    return round(row.tps * kb / row.kbps)
+
+
+class TapeCollector(Collector):
+    name = "tape"
+    keys = ("iostat_tape",)
+    help = "iostat -p: tape drive throughput (rmt*), transfers, busy"
+
+    def __init__(self, settings=None):
+        super().__init__(settings)
+        self._last: dict = {}   # device -> (kb total, transfers)
+
+    def families_from(self, rows: dict) -> list:
+        f = Families()
+        f.set("aix_tape_devices", "Tape drives in the iostat -p report.", len(rows))
+        for dev, r in sorted(rows.items()):
+            lab = {"device": dev}
+            kb = r.kb_read + r.kb_written
+            xfers = transfers(r)
+            prev = self._last.get(dev)
+            if prev and kb >= prev[0]:
+                xfers = max(xfers, prev[1])
+            self._last[dev] = (kb, xfers)
+            f.set("aix_tape_read_bytes_total", "Bytes read from the tape drive (iostat -p Kb_read).", r.kb_read * 1024, lab, counter=True)
+            f.set("aix_tape_written_bytes_total", "Bytes written to the tape drive (iostat -p Kb_wrtn).", r.kb_written * 1024, lab, counter=True)
+            f.set("aix_tape_transfers_total", "Transfers to the tape drive (derived from tps over the report's elapsed time).", xfers, lab, counter=True)
+            f.set("aix_tape_busy_ratio", "Share of time the tape drive was busy over the report's interval (% tm_act/100).",
+                  round(r.busy_percent / 100.0, 8), lab)
+        return f.result()
+
+    def collect(self, source) -> list:
+        return self.families_from(iostat_tape.parse(source.read("iostat_tape")))

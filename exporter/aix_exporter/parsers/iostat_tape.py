@@ -1,0 +1,74 @@
+"""Tape utilization report: ``iostat -p`` (AIX).
+
+Written from the AIX iostat documentation; no real capture of this report is
+public yet, so the parser is strict about its header (README: awaits
+confirmation on a real drive). The report follows the disk report's layout:
+
+    System configuration: lcpu=16 drives=4 ent=4.00 paths=8 vdisks=0 tapes=2
+
+    Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn
+    rmt0            88.0  131072.0    512.0  104857600  943718400
+
+* ``% tm_act``: percent of time the drive was busy; ``Kbps``, ``tps``: rates
+  over the report's interval (since boot for the first report);
+  ``Kb_read``/``Kb_wrtn``: KB transferred in that interval (since boot: totals).
+* With an interval the report repeats; the last report is the current one.
+* ``No tapes found`` (or ``tapes=0`` and no table) is a system without tapes,
+  not an error.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import ParseError, is_number, number, text_lines
+
+COMMAND = "iostat -p"
+HEADER = ["Tapes:", "%", "tm_act", "Kbps", "tps", "Kb_read", "Kb_wrtn"]
+_DEVICE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_NO_TAPES_RE = re.compile(r"no tapes? (were )?found|tapes=0\b", re.IGNORECASE)
+
+
+@dataclass
+class TapeRow:
+    device: str
+    busy_percent: float
+    kbps: float
+    tps: float
+    kb_read: int
+    kb_written: int
+
+
+def parse(text: str) -> dict:
+    """Return {device: TapeRow} of the last report ({} when the system has no tapes)."""
+    lines = text_lines(text, COMMAND)
+    reports: list = []
+    current = None
+    no_tapes = False
+    for no, line in enumerate(lines, 1):
+        tokens = line.split()
+        if not tokens:
+            continue
+        if _NO_TAPES_RE.search(line):
+            no_tapes = True
+        if tokens[0] == "Tapes:":
+            if tokens != HEADER:
+                raise ParseError(f"{COMMAND}: unexpected tape header (expected '{' '.join(HEADER)}')", no, line)
+            current = {}
+            reports.append(current)
+            continue
+        if current is None:
+            continue   # System configuration, tty/cpu or disk report
+        if tokens[0].endswith(":"):
+            current = None  # another report section (Disks:, tty:) ends the tape table
+            continue
+        if len(tokens) != 6 or not _DEVICE_RE.match(tokens[0]) or not all(is_number(t) for t in tokens[1:]):
+            raise ParseError(f"{COMMAND}: tape row needs device and 5 numbers", no, line)
+        current[tokens[0]] = TapeRow(device=tokens[0], busy_percent=float(number(tokens[1])),
+                                     kbps=float(number(tokens[2])), tps=float(number(tokens[3])),
+                                     kb_read=int(number(tokens[4])), kb_written=int(number(tokens[5])))
+    if reports:
+        return reports[-1]
+    if no_tapes:
+        return {}
+    raise ParseError(f"{COMMAND}: no 'Tapes:' report and no 'No tapes found'")

@@ -1,0 +1,39 @@
+"""Incremental reading of a growing log file, rotation and truncation handled.
+
+A position is ``{"inode": n, "offset": bytes}``. Only complete lines are
+returned; a partial last line waits for the next read.
+"""
+from __future__ import annotations
+
+import os
+
+from . import SourceError
+
+MAX_CHUNK = 64 << 20   # never read more than 64 MiB in one cycle
+
+
+def tail(path: str, position, start_at_end: bool = False):
+    """Return (text, new_position). ``position`` None: from the start, or from
+    the end when ``start_at_end`` (a fresh exporter does not recount history)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise SourceError(f"log file {path} does not exist") from None
+    except OSError as e:
+        raise SourceError(f"cannot stat {path}: {e.strerror}") from None
+    if position is None:
+        offset = st.st_size if start_at_end else 0
+        if start_at_end:
+            return "", {"inode": st.st_ino, "offset": offset}
+    elif position.get("inode") != st.st_ino or st.st_size < position.get("offset", 0):
+        offset = 0             # rotated (new inode) or truncated: read the new file from its start
+    else:
+        offset = position["offset"]
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read(MAX_CHUNK)
+    except OSError as e:
+        raise SourceError(f"cannot read {path}: {e.strerror}") from None
+    end = data.rfind(b"\n") + 1
+    return data[:end].decode("utf-8", errors="replace"), {"inode": st.st_ino, "offset": offset + end}
