@@ -6,7 +6,7 @@ ParseError, nothing else). Skips cleanly when ../shared is absent.
 """
 import pytest
 
-from aix_exporter.parsers import ParseError, svmon_g, vmo, vmstat, vmstat_s, vmstat_v
+from aix_exporter.parsers import ParseError, splat, svmon_g, svmon_p, tsm_actlog, vmo, vmstat, vmstat_s, vmstat_v
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
@@ -18,6 +18,9 @@ FAMILIES = {
     "vmstat-v": vmstat_v.parse, "vmstat-s": vmstat_s.parse,
     "svmon-G": svmon_g.parse, "svmon-G-O": svmon_g.parse,
     "vmo-lgpg": vmo.parse,
+    "svmon-P": svmon_p.parse, "svmon-C": svmon_p.parse, "svmon-U": svmon_p.parse,
+    "splat": splat.parse,
+    "tsm-actlog": tsm_actlog.parse,
 }
 # Files in those folders that are another command's output (pagesize -a/-af), not vmo.
 NOT_THIS_COMMAND = {"csdn-aix-sga-largepage-pagesize-a.COLLAPSED.txt", "ibm-aix72-pagesize-af.txt"}
@@ -88,9 +91,49 @@ EXACT = {
     "ibm-aix71-vmm-page-replacement-tuning-vmo-a.txt": lambda t: (
         t["lgpg_regions"].current == 0 and t["lgpg_size"].current == 0 and t["maxpin%"].current == 90
         and t["memory_frames"].current == 1048576 and t["ame_cpus_per_pool"].current is None),
+    "gh-wily-epagent-svmon-P-O-segment-on-filterprop-notempty.txt": lambda ps: (
+        len(ps) == 1 and ps[0].pid == 221326 and ps[0].inuse == 20619 * P4K and ps[0].virtual == 27584 * P4K
+        and ps[0].large_page_mode == "unknown" and len(ps[0].segments) == 7
+        and ps[0].segments[2].psize == "sm" and ps[0].segments[2].pgsp == 7865
+        and ps[0].segments[5].description == "" and ps[0].segments[5].inuse == 100),
+    "ibm-aix71-mem-use-processes-svmon-P.txt": lambda ps: (
+        [(p.pid, p.command, p.large_page_mode) for p in ps] == [(16264, "IBM.ServiceRM", "N"), (17032, "IBM.CSMAgentR", "N")]
+        and ps[0].by_psize()["4K"]["inuse"] == 10075 * P4K and ps[0].by_psize()["16M"]["inuse"] == 0
+        and len(ps[0].segments) == 11 and ps[0].segments[4].description == "code,/dev/hd2:149841"
+        and ps[0].segments[4].pgsp == 0 and ps[0].segments[9].type == "mmap"
+        and ps[0].segments[9].description == "mapped to sid a03f4" and ps[1].pin == 3347 * P4K),
+    "ibm-aix71-process-report-O-unitKB-summary-basic.txt": lambda ps: (
+        len(ps) == 6 and ps[0].command == "java" and ps[0].inuse == 119792 * 1024 and ps[5].virtual == 59284 * 1024
+        and ps[0].by_psize() == {}),
+    "ibm-aix71-disabled-simple-runq-lock-detail.txt": lambda r: (
+        r.window_seconds == 35.568534 and r.details[0].name == "0000000020000D60"
+        and r.details[0].acquisitions == 12945 and r.details[0].miss_percent == 100.0),
+    "ibm-aix73-enabled-simple-lock-detail.txt": lambda r: (
+        r.window_seconds == 26.235284 and r.details[0].name == "PROC_INT_CLASS.00000004"
+        and r.details[0].acquisitions == 2498 and r.details[0].miss_percent == 0.438),
+    "ibm-aix73-gross-lock-summary.txt": lambda r: (
+        r.gross["aix_all_locks"] == 1323045 and r.gross["mutex"] == 1927771 and r.gross["transformed"] == 234
+        and r.gross["pthread_condvar"] == 160623 and len(r.gross) == 9),
+    "ibm-aix73-per-lock-summary.txt": lambda r: (
+        len(r.locks) == 12 and (r.locks[0].name, r.locks[0].type, r.locks[0].acquisitions) == ("PROC_INT_CLASS.0003", "runq", 486490)
+        and [(l.miss_percent, l.spins) for l in r.locks if l.name == "00000000200017E8"] == [(0.1088, 175)]
+        and r.locks[-1].type == "condvar" and r.locks[8].spins == 0),
+    "ibm-aix73-pthread-mutex-report.txt": lambda r: (
+        r.details[0].name == "00000000F0154CD0" and r.details[0].type == "mutex" and r.details[0].acquisitions == 1
+        and r.details[0].miss_percent == 0.0 and r.window_seconds == 26.235284),
+    "ibm-apar-IC59770-actlog-session-tags.txt": lambda ms: (
+        [m.msgid for m in ms] == ["ANR0407I", "ANR2017I", "ANR8333I", "ANR8333I", "ANR8334I", "ANR0405I"]
+        and ms[0].date == "01/22/2009" and ms[0].time == "06:13:05"),
 }
 # Exact samples whose format rule rejects them on purpose: file -> message.
 REJECTED = {
+    # 'svmon -lP' segment rows cut out of their reports and interleaved with genld output.
+    "gh-cn-shared-lib-private-load-svmon-lP-segment-rows.txt": "segment row before any process row",
+    # five svmon -C segment lines quoted without their report.
+    "gh-svmon-footprint-awk-segment-list-fragment.txt": "no process rows",
+    # APAR texts quote single messages without the activity log's date and time.
+    "ibm-apar-IC85865-ANR9999D-checkposition.txt": "message without a date",
+    "ibm-apar-IT30502-ANR8300E-io-error-library.txt": "message without a date",
     # 'svmon -G -O ... | tail -7': the memory header and the Unit banner were cut away.
     "gh-htdavis-epa-aix-aixSysStat-svmon-G-O-summary-basic-unitMB-tail7.txt": "without its column header",
 }
@@ -128,3 +171,16 @@ def test_sample(parse, path):
 def test_every_exact_check_names_a_present_file():
     present = {p.name for folder in FAMILIES for p in (CORPUS / folder).glob("*.txt")}
     assert set(EXACT) | set(REJECTED) <= present
+
+
+def test_svmon_c_segment_rows_parse_under_a_process_report():
+    """The svmon -C fragment's rows (Esid '*       -', continuation lines) under real headers."""
+    rows = (CORPUS / "svmon-C" / "gh-svmon-footprint-awk-segment-list-fragment.txt").read_text()
+    head = ("     Pid Command          Inuse      Pin     Pgsp  Virtual\n"
+            "  221326 java             20619     6326     9612    27584\n\n"
+            "    Vsid      Esid Type Description              PSize  Inuse   Pin Pgsp Virtual\n")
+    (p,) = svmon_p.parse(head + rows)
+    assert [(s.vsid, s.esid, s.type, s.description, s.psize, s.inuse) for s in p.segments] == [
+        ("3854e5", "* -", "work", "mmap source", "sm", 74312),
+        ("3a54ed", "c", "mmap", "maps 5 source(s)", "sm", 0),
+        ("8002", "0", "work", "fork tree", "m", 31360)]

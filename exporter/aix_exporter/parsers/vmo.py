@@ -7,7 +7,8 @@ Format rules (tests/fixtures/vmo and ../shared/corpus/vmo-lgpg):
   column 0; indented lines under it are its dependencies. Cells can be empty,
   so cells are assigned to columns by position: a token belongs to the column
   whose header span contains the token's first character.
-  Values may carry binary suffixes (``16M``; ``8E-1`` is 8 EiB minus one) or be
+  Every tunable block is closed by a dashed rule: output that ends without
+  one was cut. Values may carry binary suffixes (``16M``; ``8E-1`` is 8 EiB minus one) or be
   ``n/a``.
 * ``vmo -a``: ``name = value`` lines, current values only (the first line may
   start with a TAB).
@@ -75,10 +76,14 @@ def _parse_L(lines, header_no) -> dict:
     spans = _spans(lines[header_no - 1])
     out: dict = {}
     current: Optional[Tunable] = None
+    closed = True
     for no in range(header_no + 1, len(lines) + 1):
         line = lines[no - 1]
         stripped = line.strip()
-        if not stripped or set(stripped) <= {"-"}:
+        if not stripped:
+            continue
+        if set(stripped) <= {"-"}:
+            closed = True
             continue
         if stripped == "DEPENDENCIES":  # second header line, indented in real output
             continue
@@ -104,6 +109,9 @@ def _parse_L(lines, header_no) -> dict:
                           minimum=val("MIN"), maximum=val("MAX"), unit=" ".join(cells["UNIT"]),
                           type=" ".join(cells["TYPE"]))
         out[name] = current
+        closed = False
     if not out:
         raise ParseError(f"{COMMAND}: vmo -L header without tunable rows")
+    if not closed:
+        raise ParseError(f"{COMMAND}: the last tunable block has no closing rule (output cut?)")
     return out
