@@ -1,0 +1,282 @@
+"""The model: state of the LPAR and its TSM server at a simulated time.
+
+Physics (calibrated to seed 000, documented in README 'Simulator'):
+
+* Pinning a 256 KB buffer takes c lock cycles: 64 with 4 KB pages, 4 with
+  64 KB, 1 with 16 MB. Buffers live in the data heap, so the effective c is
+  the heap's page-size mix: c = 64 x share_4K + 1 x share_16M.
+* With n tape threads in one process the VMM segment lock is contended:
+  miss ratio m = 1 - 1/(1 + A c (n-1)); per-drive throughput
+  T = T_MAX / (1 + K c (n-1)). A, K, T_MAX are fitted so that 8 drives give
+  m = 0.25 and 139 MiB/s with 4 KB pages, 378 MiB/s with 16 MB pages.
+* CPU (percent): us = 0.079 X (1 - 3m), sy = 4 + 0.07 X + 5m, wa = 4 + 64m,
+  with X the total MiB/s: 3/15/62/20 before, about 29/31/36/4 after.
+* Large pages: the heap wants `need` 16 MB pages (its target plus growth).
+  LARGE_PAGE_DATA=Y uses what the pool has left (pool minus the kernel's 16)
+  and puts the rest in 4 KB pages; =M dies with ENOMEM instead (ANR9999D,
+  then ANR0358E when the server cannot restart); no LARGE_PAGE_DATA keeps the
+  whole heap in 4 KB pages.
+* Deterministic: noise comes from a seeded hash of (seed, time step, item).
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .scenarios import Scenario
+
+MIB = 1 << 20
+FRAME = 4096
+LARGE = 16 << 20
+FRAMES_PER_LARGE = LARGE // FRAME
+MEM_FRAMES = 16777216          # 64 GiB LPAR
+PGSP_FRAMES = 4194304          # 16 GiB paging space
+LCPU, ENT, VCPU = 16, 4.0, 4
+KERNEL_L = 16                  # the kernel segment's large pages (svmon -P shows them)
+T_MAX = 48.58                  # MiB/s per drive without contention
+K_THROUGHPUT = 0.004008
+A_MISS = 0.000744
+UPTIME_AT_START = 2 * 86400    # the LPAR booted two days before the scenario starts
+STEP = 10.0                    # integration step of the tape counters (simulated seconds)
+BUFFER_KB = 256
+
+
+def noise(seed: int, step: int, item: str, spread: float) -> float:
+    """Deterministic multiplicative noise in [1-spread, 1+spread]."""
+    h = hashlib.blake2b(f"{seed}:{step}:{item}".encode(), digest_size=8).digest()
+    u = int.from_bytes(h, "big") / 2**64
+    return 1.0 + spread * (2 * u - 1)
+
+
+@dataclass
+class Drive:
+    name: str
+    reader: bool
+    mibps: float = 0.0
+    busy: float = 0.0           # 0-1 over the last step
+    kb_read: int = 0            # since boot
+    kb_written: int = 0
+    transfers: int = 0
+    busy_seconds: float = 0.0
+
+
+@dataclass
+class State:
+    t: float
+    phase: str
+    server_up: bool
+    pid: int
+    mode: str                   # N Y M
+    ldr_cntrl: str
+    lgpg_regions: int
+    lgpg_regions_boot: int
+    heap_segments: int
+    heap_l: int                 # large pages used by the heap
+    heap_4k_frames: int
+    need_l: float
+    miss_ratio: float
+    c_eff: float
+    total_mibps: float
+    cpu: dict                   # us sy id wa (floats, percent)
+    drives: list = field(default_factory=list)
+    uptime: float = 0.0
+    log: list = field(default_factory=list)   # (t, msgid, text)
+
+    def heap_layout(self) -> list:
+        """The heap's work segments as (psize letter, pages in that size): 16 MB
+        segments hold 16 large pages, 4 KB segments 65536 frames. Without large
+        pages the 4 KB heap is spread over `heap_segments` segments."""
+        out = []
+        left = self.heap_l
+        while left > 0:
+            out.append(("L", min(16, left)))
+            left -= 16
+        if self.heap_l == 0 and self.heap_4k_frames:
+            n = self.heap_segments
+            each = self.heap_4k_frames // n
+            out += [("s", each)] * (n - 1) + [("s", self.heap_4k_frames - each * (n - 1))]
+        elif self.heap_4k_frames:
+            left = self.heap_4k_frames
+            while left > 0:
+                out.append(("s", min(65536, left)))
+                left -= 65536
+        return out
+
+    @property
+    def pool_inuse(self) -> int:
+        return (KERNEL_L + self.heap_l) if self.lgpg_regions else 0
+
+    @property
+    def pool_free(self) -> int:
+        return max(0, self.lgpg_regions - self.pool_inuse)
+
+
+class Model:
+    def __init__(self, scenario: Scenario, seed: int = 1):
+        self.sc = scenario
+        self.seed = seed
+        self._cache_t = None
+        self._cache_drives = None
+        self.exhausted_at = self._exhaustion_time()
+
+    # -- timeline ----------------------------------------------------------
+    def phase_at(self, t: float):
+        cur = self.sc.phases[0]
+        for p in self.sc.phases:
+            if p.start <= t:
+                cur = p
+        return cur
+
+    def need_l(self, phase, t: float) -> float:
+        return phase.heap_l_target + phase.heap_growth_per_hour * max(0.0, t - phase.start) / 3600.0
+
+    def _exhaustion_time(self) -> Optional[float]:
+        """When a mandatory-large-page heap first needs more than the pool has."""
+        if not self.sc.exhaust_fatal:
+            return None
+        for i, p in enumerate(self.sc.phases):
+            if p.mode != "M" or not p.server_up:
+                continue
+            avail = p.lgpg_regions - KERNEL_L
+            end = self.sc.phases[i + 1].start if i + 1 < len(self.sc.phases) else math.inf
+            if p.heap_l_target > avail:
+                return p.start
+            if p.heap_growth_per_hour > 0:
+                te = p.start + (avail - p.heap_l_target) / p.heap_growth_per_hour * 3600.0
+                if te < end:
+                    return te
+        return None
+
+    def server_up(self, phase, t: float) -> bool:
+        if not phase.server_up:
+            return False
+        return self.exhausted_at is None or t < self.exhausted_at
+
+    # -- the physics at one instant ------------------------------------------
+    def regime(self, t: float) -> dict:
+        p = self.phase_at(t)
+        up = self.server_up(p, t)
+        need = self.need_l(p, t)
+        heap_l = 0
+        heap_4k = 0
+        if p.mode in ("Y", "M") and p.lgpg_regions:
+            avail = max(0, p.lgpg_regions - KERNEL_L)
+            heap_l = int(min(need, avail))
+            overflow = max(0.0, need - heap_l) if p.mode == "Y" else 0.0
+            heap_4k = int(overflow * FRAMES_PER_LARGE)
+        else:
+            heap_4k = int((need or 108) * FRAMES_PER_LARGE)
+        if not up:
+            heap_l, heap_4k = 0, 0
+        total = heap_l * FRAMES_PER_LARGE + heap_4k
+        share_4k = heap_4k / total if total else 1.0
+        c = 64.0 * share_4k + 1.0 * (1 - share_4k)
+        n = self.sc.drives
+        miss = 1 - 1 / (1 + A_MISS * c * (n - 1)) if up else 0.0
+        per_drive = T_MAX / (1 + K_THROUGHPUT * c * (n - 1)) if up else 0.0
+        return {"phase": p, "up": up, "need": need, "heap_l": heap_l, "heap_4k": heap_4k,
+                "c": c, "miss": miss, "per_drive": per_drive}
+
+    def _drive_rates(self, r: dict, step: int) -> list:
+        out = []
+        for i in range(self.sc.drives):
+            if not r["up"]:
+                out.append((0.0, 0.0))
+                continue
+            mibps = r["per_drive"] * noise(self.seed, step, f"rmt{i}", 0.03)
+            busy = min(0.99, (0.86 + 0.06 * (1 - r["miss"] * 4)) * noise(self.seed, step, f"busy{i}", 0.02))
+            out.append((mibps, busy))
+        return out
+
+    def _integrate(self, t: float) -> list:
+        """Tape counters since boot, integrated in STEP slices up to t (cached, monotone)."""
+        if self._cache_t is None or t < self._cache_t:
+            drives = [Drive(f"rmt{i}", reader=i < 2) for i in range(self.sc.drives)]
+            acc = {d.name: [0.0, 0.0, 0.0] for d in drives}   # KB, transfers, busy seconds
+            start = 0.0
+        else:
+            drives, acc, start = self._cache_drives, self._cache_acc, self._cache_t
+        s = start
+        while s < t:
+            dt = min(STEP, t - s)
+            step = int(s // STEP)
+            rates = self._drive_rates(self.regime(s), step)
+            for d, (mibps, busy) in zip(drives, rates):
+                kb = mibps * 1024 * dt
+                a = acc[d.name]
+                a[0] += kb
+                a[1] += kb / BUFFER_KB
+                a[2] += busy * dt
+            s += dt
+        self._cache_t, self._cache_drives, self._cache_acc = t, drives, acc
+        rates = self._drive_rates(self.regime(t), int(t // STEP))
+        for d, (mibps, busy) in zip(drives, rates):
+            kb, xfers, busy_s = acc[d.name]
+            if d.reader:
+                d.kb_read = int(kb)
+            else:
+                d.kb_written = int(kb)
+            d.transfers = int(xfers)
+            d.busy_seconds = busy_s
+            d.mibps, d.busy = mibps, busy
+        return [Drive(**vars(d)) for d in drives]
+
+    def cpu(self, r: dict, total: float, step: int) -> dict:
+        m = r["miss"]
+        if r["up"]:
+            us = 0.079 * total * (1 - 3 * m)
+            sy = 4 + 0.07 * total + 5 * m
+            wa = 4 + 64 * m
+        else:
+            us, sy, wa = 0.6, 2.0, 0.4
+        us *= noise(self.seed, step, "us", 0.08)
+        sy *= noise(self.seed, step, "sy", 0.05)
+        wa *= noise(self.seed, step, "wa", 0.05)
+        idle = max(0.0, 100 - us - sy - wa)
+        return {"us": us, "sy": sy, "id": idle, "wa": wa}
+
+    def state(self, t: float) -> State:
+        r = self.regime(t)
+        p = r["phase"]
+        drives = self._integrate(t)
+        total = sum(d.mibps for d in drives)
+        step = int(t // 5)
+        return State(
+            t=t, phase=p.name, server_up=r["up"], pid=p.pid, mode=p.mode, ldr_cntrl=p.ldr_cntrl,
+            lgpg_regions=p.lgpg_regions,
+            lgpg_regions_boot=p.lgpg_regions if p.lgpg_regions_boot is None else p.lgpg_regions_boot,
+            heap_segments=self.sc.heap_segments + int(max(0.0, r["need"] - 108) // 16),
+            heap_l=r["heap_l"], heap_4k_frames=r["heap_4k"], need_l=r["need"],
+            miss_ratio=r["miss"], c_eff=r["c"], total_mibps=total, cpu=self.cpu(r, total, step),
+            drives=drives, uptime=UPTIME_AT_START + t, log=self.log(t))
+
+    # -- the activity log ----------------------------------------------------
+    def log(self, t: float) -> list:
+        """Messages up to t: routine backup-pool processes, scenario events, exhaustion."""
+        out = []
+        proc = 800
+        for k in range(int(t // 1800) + 1):
+            ts = k * 1800.0 + 2
+            if ts > t:
+                break
+            p = self.phase_at(ts)
+            if not self.server_up(p, ts):
+                continue
+            proc += 1
+            out.append((ts, "ANR0984I", f"Process {proc} for BACKUP STORAGE POOL started in the BACKGROUND at "
+                                        f"{{time}}. (SESSION: 1, PROCESS: {proc})"))
+            out.append((ts + 2, "ANR8337I", f"LTO volume A{k % 1000:05d}L6 mounted in drive DRIVE{k % self.sc.drives} "
+                                            f"(/dev/rmt{k % self.sc.drives}). (SESSION: 1, PROCESS: {proc})"))
+        for p in self.sc.phases:
+            for off, msgid, text in p.events:
+                if p.start + off <= t:
+                    out.append((p.start + off, msgid, text))
+        te = self.exhausted_at
+        if te is not None and te <= t:
+            out.append((te, "ANR9999D", "Memory allocation error."))
+        if te is not None and te + 60 <= t:
+            out.append((te + 60, "ANR0358E", "Database initialization failed: sufficient memory is not available."))
+        out.sort(key=lambda m: m[0])
+        return out

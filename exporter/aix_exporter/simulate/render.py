@@ -1,0 +1,279 @@
+"""Render model state as the exact text AIX commands print.
+
+Layouts are those of the real samples in ../shared/corpus and seed 000 (the
+project's fixtures under tests/fixtures are written in the same layouts):
+vmstat -w -l, svmon -G (7.x with mmode/other and the PageSize table),
+svmon -P (6.1/7.1 with the 16MB column), vmo -L, vmstat -v, vmstat -s,
+iostat -p, splat -da, ps eww and the TSM activity log.
+"""
+from __future__ import annotations
+
+import time
+
+from .model import (ENT, FRAME, FRAMES_PER_LARGE, KERNEL_L, LCPU, MEM_FRAMES, PGSP_FRAMES, VCPU, Model, State)
+
+RULE80 = "-" * 80
+
+
+def _ts(epoch: float, fmt: str) -> str:
+    return time.strftime(fmt, time.gmtime(epoch))
+
+
+# -- memory bookkeeping shared by svmon -G, svmon -P, vmstat -------------------
+def process_pages(s: State) -> dict:
+    """dsmserv's pages per page size (in that size's units) - the one truth
+    svmon -P, svmon -G and vmstat all render."""
+    if not s.server_up:
+        return {}
+    other_4k = 93802 + 4016
+    s4k = s.heap_4k_frames + other_4k
+    m64 = 428 if "SHMPSIZE=64K" in s.ldr_cntrl else 221
+    return {
+        "s": {"inuse": s4k, "pin": 8968 if s.mode == "N" else 292, "pgsp": 0, "virtual": s4k - 4016},
+        "m": {"inuse": m64, "pin": 17, "pgsp": 0, "virtual": m64},
+        "L": {"inuse": s.heap_l + KERNEL_L, "pin": s.heap_l + KERNEL_L, "pgsp": 0, "virtual": s.heap_l + KERNEL_L}
+        if s.lgpg_regions else None,
+    }
+
+
+def system_pages(s: State) -> dict:
+    proc = process_pages(s)
+    base_s = {"inuse": 4100000, "pin": 1320000, "pgsp": 81920, "virtual": 1540000}
+    base_m = {"inuse": 222000, "pin": 51000, "pgsp": 0, "virtual": 222000}
+    sp = {k: base_s[k] + proc.get("s", {}).get(k, 0) for k in base_s}
+    mp = {k: base_m[k] + proc.get("m", {}).get(k, 0) for k in base_m}
+    out = {"s": sp, "m": mp}
+    if s.lgpg_regions:
+        lin = s.pool_inuse
+        out["L"] = {"pool": s.lgpg_regions, "inuse": lin, "pgsp": 0, "pin": s.lgpg_regions, "virtual": lin}
+    return out
+
+
+def memory_frames(s: State) -> dict:
+    pages = system_pages(s)
+    pool_frames = s.lgpg_regions * FRAMES_PER_LARGE
+    inuse = pages["s"]["inuse"] + 16 * pages["m"]["inuse"] + pool_frames
+    pin = pages["s"]["pin"] + 16 * pages["m"]["pin"] + pool_frames
+    virtual = pages["s"]["virtual"] + 16 * pages["m"]["virtual"] + (s.pool_inuse * FRAMES_PER_LARGE if s.lgpg_regions else 0)
+    return {"size": MEM_FRAMES, "inuse": inuse, "free": MEM_FRAMES - inuse, "pin": pin, "virtual": virtual}
+
+
+# -- commands ---------------------------------------------------------------
+def vmstat(model: Model, s: State, interval: int = 5) -> str:
+    prev = model.state(max(0.0, s.t - interval))
+    rows = []
+    for st in (prev, s):
+        mem = memory_frames(st)
+        c = st.cpu
+        us, sy, wa = round(c["us"]), round(c["sy"]), round(c["wa"])
+        idle = max(0, 100 - us - sy - wa)
+        pc = (c["us"] + c["sy"]) / 100.0 * VCPU
+        ec = pc / ENT * 100
+        io = st.total_mibps * 4
+        rows.append(f"{3 + int(io // 200):3d} {int(st.miss_ratio * 8):3d} {mem['virtual']:10d} {mem['free']:10d} "
+                    f"{0:5d} {0:5d} {0:5d} {0:5d} {0:6d} {0:5d} {int(2200 + io * 9):5d} {int(24000 + io * 7):6d} "
+                    f"{int(30000 + io * 3):5d} {us:2d} {sy:2d} {idle:2d} {wa:2d} {pc:5.2f} {ec:5.1f} "
+                    f"{st.pool_inuse:6d} {st.pool_free:6d}")
+    return ("\nSystem configuration: lcpu=%d mem=%dMB ent=%.2f\n\n" % (LCPU, MEM_FRAMES * FRAME // (1 << 20), ENT) +
+            " kthr          memory                         page                       faults           cpu                 large-page\n"
+            "------- --------------------- ------------------------------------ ------------------ ----------------------- -------------\n"
+            "  r   b        avm        fre    re    pi    po    fr     sr    cy    in     sy    cs us sy id wa    pc    ec    alp    flp\n"
+            + "\n".join(rows) + "\n")
+
+
+def svmon_g(s: State) -> str:
+    mem = memory_frames(s)
+    pages = system_pages(s)
+    lines = [
+        "               size       inuse        free         pin     virtual   mmode",
+        f"memory {mem['size']:12d}{mem['inuse']:12d}{mem['free']:12d}{mem['pin']:12d}{mem['virtual']:12d}     Ded",
+        f"pg space {PGSP_FRAMES:10d}{81920:12d}",
+        "",
+        "               work        pers        clnt       other",
+        f"pin    {mem['pin'] - 594432:12d}{0:12d}{0:12d}{594432:12d}",
+        f"in use {mem['virtual']:12d}{0:12d}{mem['inuse'] - mem['virtual']:12d}",
+        "",
+        "PageSize   PoolSize       inuse        pgsp         pin     virtual",
+    ]
+    for letter, label in (("s", "s    4 KB"), ("m", "m   64 KB"), ("L", "L   16 MB")):
+        p = pages.get(letter)
+        if p is None:
+            continue
+        pool = f"{p['pool']:>10}" if "pool" in p else f"{'-':>10}"
+        lines.append(f"{label} {pool}{p['inuse']:12d}{p['pgsp']:12d}{p['pin']:12d}{p['virtual']:12d}")
+    return "\n".join(lines) + "\n"
+
+
+def svmon_p(s: State) -> str:
+    pages = process_pages(s)
+    totals = {k: pages["s"][k] + 16 * pages["m"][k] + (FRAMES_PER_LARGE * pages["L"][k] if pages["L"] else 0)
+              for k in ("inuse", "pin", "pgsp", "virtual")}
+    out = ["", "-" * 79,
+           "     Pid Command          Inuse      Pin     Pgsp  Virtual 64-bit Mthrd  16MB",
+           f"{s.pid:8d} dsmserv  {totals['inuse']:13d}{totals['pin']:9d}{totals['pgsp']:9d}{totals['virtual']:9d}"
+           f"      Y     Y     {s.mode}",
+           "",
+           "     PageSize                Inuse        Pin       Pgsp    Virtual"]
+    for letter, label in (("s", "s    4 KB"), ("m", "m   64 KB"), ("L", "L   16 MB")):
+        p = pages.get(letter)
+        if p:
+            out.append(f"     {label}  {p['inuse']:18d}{p['pin']:11d}{p['pgsp']:11d}{p['virtual']:11d}")
+    out += ["", "    Vsid      Esid Type Description              PSize  Inuse   Pin Pgsp Virtual"]
+    segs = []
+    for i, (ps, use) in enumerate(s.heap_layout()):
+        vsid = f"{(0x830bc3 if ps == 'L' else 0x1160816) + i * 0x10101:x}"
+        segs.append((vsid, f"{0x11 + i:x}", "work", "text data BSS heap", ps, use, use if ps == "L" else 0, 0, use))
+    if pages["L"]:
+        segs.append(("0", "0", "work", "kernel segment (lgpg vsid=0)", "L", KERNEL_L, KERNEL_L, 0, KERNEL_L))
+    segs.append(("8002ca", "9ffffffe", "work", "shared library text", "m", pages["m"]["inuse"], 17, 0, pages["m"]["inuse"]))
+    segs.append(("8b050b", "-", "work", "", "s", 93802, pages["s"]["pin"], 0, 93802))
+    segs.append(("9c0a2c", "-", "clnt", "/dev/tsmwin_lv:4106", "s", 4016, 0, "-", "-"))
+    for v, e, t, d, ps, inuse, pin, pgsp, virt in segs:
+        out.append(f"{v:>9} {e:>9} {t} {d:<28}{ps:>2} {inuse:6} {pin:5} {pgsp:>4} {virt:>7}")
+    return "\n".join(out) + "\n"
+
+
+def vmo(s: State) -> str:
+    return (
+        "NAME                      CUR    DEF    BOOT   MIN    MAX    UNIT           TYPE\n"
+        "     DEPENDENCIES\n" + RULE80 + "\n"
+        f"{'lgpg_regions':<26}{s.lgpg_regions:<7}{0:<7}{s.lgpg_regions_boot:<7}{0:<7}{'8E-1':<7}{'':<18}D\n"
+        "     lgpg_size\n" + RULE80 + "\n"
+        f"{'lgpg_size':<26}{'16M' if s.lgpg_regions else '0':<7}{0:<7}{'16M' if s.lgpg_regions_boot else '0':<7}"
+        f"{0:<7}{'16M':<7}{'bytes':<18}D\n"
+        "     lgpg_regions\n" + RULE80 + "\n")
+
+
+def vmstat_v(s: State) -> str:
+    mem = memory_frames(s)
+    k = int(s.t // 60)
+    rows = [(MEM_FRAMES, "memory pages"), (MEM_FRAMES - s.lgpg_regions * FRAMES_PER_LARGE - 582432, "lruable pages"),
+            (mem["free"], "free pages"), (4, "memory pools"), (mem["pin"], "pinned pages"),
+            (80.0, "maxpin percentage"), (3.0, "minperm percentage"), (90.0, "maxperm percentage"),
+            (round(mem["inuse"] / MEM_FRAMES * 30, 1), "numperm percentage"), (2529152, "file pages"),
+            (0.0, "compressed percentage"), (0, "compressed pages"),
+            (round(mem["inuse"] / MEM_FRAMES * 30, 1), "numclient percentage"), (90.0, "maxclient percentage"),
+            (2529152, "client pages"), (0, "remote pageouts scheduled"),
+            (27 + k // 20, "pending disk I/Os blocked with no pbuf"), (0, "paging space I/Os blocked with no psbuf"),
+            (2228, "filesystem I/Os blocked with no fsbuf"), (0, "client filesystem I/Os blocked with no fsbuf"),
+            (4130 + k // 3, "external pager filesystem I/Os blocked with no fsbuf"),
+            (round(mem["virtual"] / MEM_FRAMES * 100, 1), "percentage of memory used for computational pages")]
+    return "".join(f"{v:>21} {label}\n" if isinstance(v, int) else f"{v:>21.1f} {label}\n" for v, label in rows)
+
+
+def vmstat_s(s: State) -> str:
+    up = int(s.uptime)
+    xfers = sum(d.transfers for d in s.drives)
+    rows = [(410356781 + up * 900, "total address trans. faults"), (602193 + up // 3, "page ins"),
+            (3309102 + up // 2, "page outs"), (118, "paging space page ins"), (420, "paging space page outs"),
+            (0, "total reclaims"), (201839911 + up * 400, "zero filled pages faults"),
+            (9313 + up // 100, "executable filled pages faults"), (1204448, "pages examined by clock"),
+            (2, "revolutions of the clock hand"), (380271, "pages freed by the clock"),
+            (13904226 + up * 11, "backtracks"), (17, "free frame waits"), (0, "extend XPT waits"),
+            (9011 + up // 50, "pending I/O waits"), (3911405 + xfers, "start I/Os"), (1822934 + xfers, "iodones"),
+            (984311870 + up * 30000, "cpu context switches"), (21344108 + up * 2200, "device interrupts"),
+            (52144098 + up * 600, "software interrupts"), (443392011 + up * 1600, "decrementer interrupts"),
+            (8810 + up // 10, "mpc-sent interrupts"), (8810 + up // 10, "mpc-receive interrupts"),
+            (0, "phantom interrupts"), (0, "traps"), (1989400130 + up * 24000, "syscalls")]
+    return "".join(f"{v:>21} {label}\n" for v, label in rows)
+
+
+def iostat_tape(s: State) -> str:
+    out = ["", f"System configuration: lcpu={LCPU} drives=6 ent={ENT:.2f} paths=12 vdisks=0 tapes={len(s.drives)}", "",
+           "tty:      tin         tout    avg-cpu: % user % sys % idle % iowait physc % entc",
+           f"          0.1         12.4             {s.cpu['us']:6.1f} {s.cpu['sy']:5.1f} {s.cpu['id']:6.1f}"
+           f" {s.cpu['wa']:8.1f} {(s.cpu['us'] + s.cpu['sy']) / 100 * VCPU:5.2f} {(s.cpu['us'] + s.cpu['sy']) / 100 * VCPU / ENT * 100:6.1f}",
+           "", "Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn"]
+    for d in s.drives:
+        kb = d.kb_read + d.kb_written
+        out.append(f"{d.name:<12}{d.busy_seconds / s.uptime * 100:8.1f}{kb / s.uptime:10.1f}"
+                   f"{d.transfers / s.uptime:9.1f}{d.kb_read:11d}{d.kb_written:10d}")
+    return "\n".join(out) + "\n"
+
+
+def ps_env(s: State) -> str:
+    env = "_=/usr/bin/nohup LANG=C " + (f"LDR_CNTRL={s.ldr_cntrl} " if s.ldr_cntrl else "") + \
+          "PATH=/usr/bin:/etc:/usr/sbin LOGNAME=tsminst1 DSMSERV_DIR=/opt/tivoli/tsm/server/bin"
+    mins = int(s.t // 60) % 100000
+    return ("      PID    TTY STAT  TIME COMMAND\n"
+            f"{s.pid:9d}      - A    {mins // 60}:{mins % 60:02d} /opt/tivoli/tsm/server/bin/dsmserv -u tsminst1 "
+            f"-i /tsminst1 -q {env}\n")
+
+
+def splat(s: State, epoch: float, window: float = 5.0) -> str:
+    x = s.total_mibps
+    io = x * 4                      # 256 KB I/Os per second
+    m = s.miss_ratio
+    funcs = [(".pin_seg_range", int(io * s.c_eff * 2 * window), m * 100, 1.35 * m),
+             (".xlpin", int(io * 10 * 1.1 * window), m * 38, 0.4 * m),
+             (".as_geth", int(1578 * (0.3 + x / 200)), m * 50, 0.6 * m),
+             (".tcp_input0", int(11623 * (0.2 + x / 378) * 0.8), 11.96, 0.136),
+             (".soreceive", int(12598 * (0.2 + x / 378) * 0.8), 10.10, 0.112),
+             (".in_pcbhashlookup", int(11623 * (0.2 + x / 378) * 0.8), 6.40, 0.068)]
+    pin_acq = funcs[0][1]
+    locks = [("F10007165096B6F8", pin_acq, int(pin_acq * m * 1.35), m * 100),
+             ("F100071650963FB8", int(5330 * (0.2 + x / 378)), int(1278 * (0.2 + x / 378)), 19.3402),
+             ("F100060046ED8180", int(2381 * (0.2 + x / 378)), 78, 3.1720),
+             ("F100060046ED8780", int(1985 * (0.2 + x / 378)), 52, 2.5528)]
+    locks.sort(key=lambda l: -l[1])
+    total = sum(l[1] for l in locks) or 1
+    out = ["*" * 89,
+           "splat Cmd: splat -i trace.lock.tr -n trace.syms -da -p -o splat.out",
+           "Trace Cmd: trace -a -C all -J splat -T 20000000 -L 200000000 -o trace.raw",
+           "Trace Host: tsmsrv01 (00F6A3E14C00) AIX 7.1",
+           f"Trace Date: {_ts(epoch, '%a %b %d %H:%M:%S %Y')}",
+           "PURR was used to calculate CPU times.",
+           f"Elapsed Real Time: {window:.6f}",
+           f"Number of CPUs Traced: {LCPU} (Observed):{LCPU}",
+           f"Cumulative CPU Time: {window * LCPU:.6f}",
+           "*" * 89, "", "*" * 105, "10 max entries, Summary sorted by Acquisitions:", "",
+           "                        T Acqui-        Wait",
+           "                        y sitions        or                      Locks or      Percent Holdtime",
+           "Lock Names,             p or           Trans-                     Passes   Real     Real     Comb",
+           "Class, or Address       e Passes Spins  form    %Miss   %Total   / CSec    CPU      Elapse   Spin",
+           "**********************  * ****** ***** ****     *****   ******  *********  *******  ******   *******"]
+    for name, acq, spins, miss in locks:
+        out.append(f"{name:<24}D {acq:<6} {spins:<5} {0:<8} {miss:7.4f}  {acq / total * 100:7.4f}  "
+                   f"{acq / window / 100:9.3f}  {min(99.9, 5 * m + 0.5):7.4f}  {min(99.9, 8 * m + 0.8):7.4f}  {m * 2.5:7.4f}")
+    out += ["*" * 105, "",
+            "[AIX SIMPLE Lock]                 ADDRESS: F10007165096B6F8          KEX: unknown",
+            "=" * 86,
+            f"         |              Trans-         |                  | Percent Held ( {window:9.6f}s )",
+            "Type:    |  Miss  Spin   form   Busy   |    Secs Held     |  Real  Real    Comb   Real",
+            "Disabled |  Rate  Count  Count  Count  |CPU      Elapsed  |  CPU  Elapsed  Spin   Wait",
+            f"         |{m * 100:7.3f} {int(pin_acq * m * 1.35):<6} {0:<9} {0:<4}|{0.05 * window * m:8.6f} "
+            f"{0.085 * window * m:8.6f} |  {5 * m:4.2f}   {8 * m:4.2f}   {m * 2.5:4.2f}   0.00",
+            "-" * 86,
+            f"Total Acquisitions: {pin_acq:7d} |SpinQ   Min   Max   Avg  | Krlocks SpinQ Min   Max   Avg",
+            "Acq. holding krlock:      0 |Depth   0     7     2    | Depth         0     0     0",
+            "-" * 86, "",
+            "                  Acqui-   Miss  Spin   Transf.  Busy    Percent Held of Total Time",
+            "Function Name    sitions   Rate  Count  Count   Count    CPU   Elapse  Spin   Transf.  Return Address   Start Address    Offset",
+            "^^^^^^^^^^^^^^^  ^^^^^^^^ ^^^^^^ ^^^^^^ ^^^^^^^ ^^^^^^  ^^^^^^ ^^^^^^ ^^^^^^ ^^^^^^^  ^^^^^^^^^^^^^^^^ ^^^^^^^^^^^^^^^^ ^^^^^^^^"]
+    for i, (name, acq, rate, spin_factor) in enumerate(funcs):
+        out.append(f"{name:<17}{acq:8d} {rate:6.2f} {int(acq * spin_factor):6d}  0       0        "
+                   f"{min(99.99, acq / 20000):5.2f}  {min(99.99, acq / 12000):5.2f}  {rate / 40:5.2f}   0.00    "
+                   f"{0x72A44 + i * 0x1000:016X} {0x72800 + i * 0x1000:016X} {0x244 + i:08X}")
+    return "\n".join(out) + "\n"
+
+
+def actlog(s: State, epoch0: float, until_t: float) -> str:
+    """The activity log as dsmadmc prints it: date, time, two spaces, id, text
+    wrapped at 58 columns with continuation lines indented to column 22."""
+    out = []
+    for t, msgid, text in s.log:
+        if t > until_t:
+            break
+        when = epoch0 + t
+        text = text.replace("{time}", _ts(when, "%H:%M:%S"))
+        words, lines, cur = text.split(), [], ""
+        for w in words:
+            if cur and len(cur) + 1 + len(w) > 58:
+                lines.append(cur)
+                cur = w
+            else:
+                cur = f"{cur} {w}" if cur else w
+        lines.append(cur)
+        out.append(f"{_ts(when, '%m/%d/%Y %H:%M:%S')}  {msgid} {lines[0]}")
+        out += [" " * 22 + l for l in lines[1:]]
+    return "\n".join(out) + ("\n" if out else "")

@@ -1,0 +1,101 @@
+"""Scenarios: timelines of an LPAR running a TSM server, in simulated seconds.
+
+Each scenario is a list of phases; a phase holds from its start until the next
+phase. Growth parameters make heap use change within a phase.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+HOUR = 3600
+LDR_TUNED = "TEXTPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K@LARGE_PAGE_DATA="
+
+
+@dataclass
+class Phase:
+    start: float                   # simulated seconds from the scenario start
+    name: str
+    server_up: bool = True
+    lgpg_regions: int = 0          # current value
+    lgpg_regions_boot: Optional[int] = None   # None: same as current
+    ldr_cntrl: str = ""            # LDR_CNTRL in dsmserv's environment
+    heap_l_target: int = 0         # large pages the heap wants (0 in the 4 KB regime)
+    heap_growth_per_hour: float = 0.0   # large pages (or equivalent) added per hour
+    pid: int = 2687182
+    events: list = field(default_factory=list)   # (offset seconds, msgid, text)
+
+    @property
+    def mode(self) -> str:
+        """svmon -P 16MB column: N, Y or M, from LDR_CNTRL's LARGE_PAGE_DATA."""
+        for item in self.ldr_cntrl.split("@"):
+            if item.startswith("LARGE_PAGE_DATA="):
+                return {"Y": "Y", "M": "M"}.get(item.split("=", 1)[1], "N")
+        return "N"
+
+
+@dataclass
+class Scenario:
+    name: str
+    description: str
+    duration: float
+    phases: list
+    drives: int = 8
+    heap_segments: int = 8
+    exhaust_fatal: bool = False    # mode M: running out of large pages kills the server
+
+
+def case_study() -> Scenario:
+    t1 = 4 * HOUR
+    return Scenario(
+        name="case-study",
+        description="Seed 000: 4 KB pages with pin-lock contention for 4 h; lgpg_regions=160 and "
+                    "LDR_CNTRL ...LARGE_PAGE_DATA=Y applied, dsmserv restarted; then the 16 MB regime.",
+        duration=8 * HOUR,
+        phases=[
+            Phase(0, "4K", lgpg_regions=0, pid=2687182),
+            Phase(t1, "tuning", server_up=False, lgpg_regions=160, pid=2687182,
+                  events=[(0, "ANR0369I", "Stopping the database manager because of a server shutdown."),
+                          (5, "ANR0991I", "Server shutdown complete.")]),
+            Phase(t1 + 300, "16M", lgpg_regions=160, ldr_cntrl=LDR_TUNED + "Y", heap_l_target=102, pid=2753002,
+                  events=[(0, "ANR0916I", "IBM Spectrum Protect distributed by International Business "
+                                          "Machines is now ready for use.")]),
+        ])
+
+
+def exhaustion() -> Scenario:
+    return Scenario(
+        name="exhaustion",
+        description="Mandatory large pages (LARGE_PAGE_DATA=M): the heap grows until the 16 MB pool "
+                    "is exhausted; the server logs ANR9999D and ANR0358E and stays down.",
+        duration=12 * HOUR,
+        exhaust_fatal=True,
+        phases=[Phase(0, "16M-mandatory", lgpg_regions=160, ldr_cntrl=LDR_TUNED + "M", heap_l_target=100,
+                      heap_growth_per_hour=5.0, pid=2753002)])
+
+
+def fallback() -> Scenario:
+    return Scenario(
+        name="fallback",
+        description="LARGE_PAGE_DATA=Y with a pool too small: 16 MB use stays flat at the pool's limit, "
+                    "4 KB use grows, pin-lock contention returns.",
+        duration=8 * HOUR,
+        phases=[Phase(0, "16M-undersized", lgpg_regions=64, ldr_cntrl=LDR_TUNED + "Y", heap_l_target=40,
+                      heap_growth_per_hour=6.0, pid=2753002)])
+
+
+def steady() -> Scenario:
+    return Scenario(
+        name="steady",
+        description="A healthy tuned server: 16 MB pages, pool sized by the rule, no contention.",
+        duration=8 * HOUR,
+        phases=[Phase(0, "16M", lgpg_regions=160, ldr_cntrl=LDR_TUNED + "Y", heap_l_target=102, pid=2753002)])
+
+
+SCENARIOS = {s().name: s for s in (case_study, exhaustion, fallback, steady)}
+
+
+def get(name: str) -> Scenario:
+    if name not in SCENARIOS:
+        raise ValueError(f"unknown scenario {name!r}: choose one of {', '.join(sorted(SCENARIOS))}")
+    return SCENARIOS[name]()
