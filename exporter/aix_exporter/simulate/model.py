@@ -237,10 +237,16 @@ class Model:
         idle = max(0.0, 100 - us - sy - wa)
         return {"us": us, "sy": sy, "id": idle, "wa": wa}
 
-    def state(self, t: float) -> State:
+    def state(self, t: float, counters: bool = True) -> State:
+        """The state at t; counters=False skips the tape-counter integration
+        (for an earlier vmstat row: rates only, no since-boot totals)."""
         r = self.regime(t)
         p = r["phase"]
-        drives = self._integrate(t)
+        if counters:
+            drives = self._integrate(t)
+        else:
+            drives = [Drive(f"rmt{i}", reader=i < 2, mibps=m, busy=b)
+                      for i, (m, b) in enumerate(self._drive_rates(r, int(t // STEP)))]
         total = sum(d.mibps for d in drives)
         step = int(t // 5)
         return State(

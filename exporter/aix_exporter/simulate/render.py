@@ -60,7 +60,7 @@ def memory_frames(s: State) -> dict:
 
 # -- commands ---------------------------------------------------------------
 def vmstat(model: Model, s: State, interval: int = 5) -> str:
-    prev = model.state(max(0.0, s.t - interval))
+    prev = model.state(max(0.0, s.t - interval), counters=False)
     rows = []
     for st in (prev, s):
         mem = memory_frames(st)
