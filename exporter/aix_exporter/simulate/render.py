@@ -187,7 +187,7 @@ def iostat_tape(s: State) -> str:
     for d in s.drives:
         kb = d.kb_read + d.kb_written
         out.append(f"{d.name:<12}{d.busy_seconds / s.uptime * 100:8.1f}{kb / s.uptime:10.1f}"
-                   f"{d.transfers / s.uptime:9.1f}{d.kb_read:11d}{d.kb_written:10d}")
+                   f"{d.transfers / s.uptime:9.1f} {d.kb_read:10d} {d.kb_written:9d}")
     return "\n".join(out) + "\n"
 
 

@@ -1,0 +1,134 @@
+"""Round trip per scenario: model truth -> rendered text -> real parsers/collectors -> metrics == truth."""
+import pytest
+
+from aix_exporter.collectors import registry
+from aix_exporter.config import Settings
+from aix_exporter.exporter import Exporter
+from aix_exporter.simulate.model import FRAMES_PER_LARGE, KERNEL_L, LARGE
+from aix_exporter.simulate.scenarios import SCENARIOS
+from aix_exporter.sources.simulate import SimulatedSource, parse_spec
+from tests.unit.helpers import samples
+
+
+def collect(src):
+    s = Settings()
+    cols = [c(s) for n, c in registry().items() if not getattr(c, "requires_system", False)]
+    e = Exporter(src, cols)
+    e.collect_all()
+    return samples(e.families())
+
+
+def at(scenario, t, seed=1):
+    src = SimulatedSource(f"{scenario}?seed={seed}")
+    src.set_time(t)
+    return src, src.model.state(t)
+
+
+TIMES = {"case-study": [3600, 4 * 3600 + 60, 6 * 3600], "exhaustion": [3600, 9 * 3600, 11 * 3600],
+         "fallback": [600, 5 * 3600], "steady": [7200]}
+CASES = [(sc, t) for sc, ts in TIMES.items() for t in ts]
+
+
+@pytest.mark.parametrize("scenario,t", CASES)
+def test_round_trip_metrics_equal_model_truth(scenario, t):
+    src, st = at(scenario, t)
+    m = collect(src)
+    ok = lambda c: m[("aix_exporter_collector_success", (("collector", c),))]
+    for c in ("vmstat", "memory", "vmo", "vmstat_v", "vmstat_s", "splat", "tape", "tsm"):
+        assert ok(c) == 1, c
+    assert m[("aix_vmo_tunable", (("setting", "current"), ("tunable", "lgpg_regions")))] == st.lgpg_regions
+    assert m[("aix_vmo_tunable", (("setting", "boot"), ("tunable", "lgpg_regions")))] == st.lgpg_regions_boot
+    assert m[("aix_vmstat_large_pages_active", ())] == st.pool_inuse
+    assert m[("aix_vmstat_large_pages_free", ())] == st.pool_free
+    if st.lgpg_regions:
+        assert m[("aix_memory_page_pool_size_bytes", (("psize", "16M"),))] == st.lgpg_regions * LARGE
+        assert m[("aix_memory_page_inuse_bytes", (("psize", "16M"),))] == st.pool_inuse * LARGE
+    else:
+        assert ("aix_memory_page_pool_size_bytes", (("psize", "16M"),)) not in m
+    assert m[("aix_vmstat_cpu_ratio", (("mode", "user"),))] == pytest.approx(round(st.cpu["us"]) / 100)
+    assert m[("aix_vmstat_cpu_ratio", (("mode", "sys"),))] == pytest.approx(round(st.cpu["sy"]) / 100)
+    assert m[("aix_splat_function_miss_ratio", (("function", ".pin_seg_range"),))] == pytest.approx(st.miss_ratio, abs=1e-4)
+    for d in st.drives:
+        lab = (("device", d.name),)
+        assert m[("aix_tape_written_bytes_total", lab)] == d.kb_written * 1024
+        assert m[("aix_tape_read_bytes_total", lab)] == d.kb_read * 1024
+        # derived from tps, which iostat prints with one decimal: +-0.05/s over the uptime
+        assert abs(m[("aix_tape_transfers_total", lab)] - d.transfers) <= 0.05 * st.uptime + 1
+    ids = [msgid for _, msgid, _ in st.log]
+    for msgid in ("ANR0358E", "ANR9999D"):
+        assert m[("aix_tsm_messages_total", (("msgid", msgid), ("severity", msgid[-1])))] == ids.count(msgid)
+    if st.server_up:
+        ident = (("command", "dsmserv"), ("pid", str(st.pid)))
+        assert m[("aix_process_large_page_info", (("command", "dsmserv"), ("mode", st.mode), ("pid", str(st.pid))))] == 1
+        assert m[("aix_process_heap_segments", ident)] == len(st.heap_layout())
+        l_key = ("aix_process_inuse_bytes", ident + (("psize", "16M"),))
+        if st.lgpg_regions:
+            assert m[l_key] == (st.heap_l + KERNEL_L) * LARGE
+        heap_4k = sum(p for ps, p in st.heap_layout() if ps == "s")
+        assert m[("aix_process_inuse_bytes", ident + (("psize", "4K"),))] >= heap_4k * 4096
+        lpd = next((i.split("=")[1] for i in st.ldr_cntrl.split("@") if i.startswith("LARGE_PAGE_DATA=")), "")
+        assert any(k[0] == "aix_process_ldr_cntrl_info" and ("large_page_data", lpd) in k[1] for k in m)
+    else:
+        assert m[("aix_process_monitored", ())] == 0
+        assert not any(k[0] == "aix_process_inuse_bytes" for k in m)
+
+
+def test_case_study_regimes_match_the_seed():
+    _, before = at("case-study", 2 * 3600)
+    _, after = at("case-study", 6 * 3600)
+    assert before.total_mibps == pytest.approx(139, rel=0.05)
+    assert after.total_mibps == pytest.approx(378, rel=0.05)
+    assert before.miss_ratio == pytest.approx(0.25, abs=0.01) and after.miss_ratio < 0.01
+    assert round(before.cpu["us"]) in (2, 3, 4) and 13 <= before.cpu["sy"] <= 17
+    assert after.cpu["us"] / before.cpu["us"] >= 8
+    assert before.mode == "N" and after.mode == "Y" and after.pool_inuse == 118 and after.lgpg_regions == 160
+
+
+def test_exhaustion_logs_anr9999d_then_anr0358e_and_the_server_stays_down():
+    src, st = at("exhaustion", 12 * 3600)
+    te = src.model.exhausted_at
+    assert te is not None and 8 * 3600 < te < 10 * 3600
+    ids = [(t, msgid) for t, msgid, _ in st.log if msgid in ("ANR9999D", "ANR0358E")]
+    assert ids == [(te, "ANR9999D"), (te + 60, "ANR0358E")]
+    assert not st.server_up
+    _, before = at("exhaustion", te - 600)
+    assert before.server_up and before.mode == "M" and before.pool_free <= 2
+
+
+def test_fallback_shows_y_flat_16m_and_growing_4k_with_contention():
+    _, early = at("fallback", 600)
+    _, late = at("fallback", 7 * 3600)
+    assert early.mode == late.mode == "Y"
+    assert early.heap_4k_frames == 0 and late.heap_4k_frames > 0
+    assert late.heap_l == early.heap_l + (late.lgpg_regions - KERNEL_L - early.heap_l) and late.pool_free == 0
+    assert late.miss_ratio > 0.1 > early.miss_ratio
+
+
+def test_deterministic_for_a_seed_and_different_across_seeds():
+    a = SimulatedSource("case-study?seed=7")
+    b = SimulatedSource("case-study?seed=7")
+    c = SimulatedSource("case-study?seed=8")
+    for s in (a, b, c):
+        s.set_time(5000)
+    assert a.read("vmstat") == b.read("vmstat") and a.read("iostat_tape") == b.read("iostat_tape")
+    assert a.read("iostat_tape") != c.read("iostat_tape")
+
+
+def test_clock_runs_faster_than_real_time():
+    now = [1000.0]
+    src = SimulatedSource("steady?speed=60&at=100", clock=lambda: now[0])
+    assert src.now() == 100
+    now[0] += 10
+    assert src.now() == 700
+
+
+@pytest.mark.parametrize("spec,message", [("case-study?sped=2", "unknown option"), ("case-study?speed=x", "bad option"),
+                                          ("nope", "unknown scenario")])
+def test_bad_specs(spec, message):
+    with pytest.raises(ValueError, match=message):
+        SimulatedSource(spec)
+
+
+def test_every_scenario_is_listed():
+    assert set(SCENARIOS) == {"case-study", "exhaustion", "fallback", "steady"}
+    assert parse_spec("steady")["speed"] == 1.0
