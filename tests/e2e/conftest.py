@@ -1,0 +1,77 @@
+"""Real Prometheus for end-to-end tests: started on a free loopback port, polled
+for readiness, stopped by PID."""
+import json
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from tests.conftest import ROOT, free_port, need
+from tests.e2e.helpers import env, start, stop, wait_http
+
+HISTORY_END = None
+
+
+class Prom:
+    def __init__(self, url, proc):
+        self.url, self.proc = url, proc
+
+    def query(self, expr, at=None):
+        q = {"query": expr}
+        if at is not None:
+            q["time"] = f"{at:.3f}"
+        with urllib.request.urlopen(f"{self.url}/api/v1/query?{urllib.parse.urlencode(q)}", timeout=30) as r:
+            body = json.load(r)
+        assert body["status"] == "success", body
+        return body["data"]["result"]
+
+    def scalar(self, expr, at=None):
+        res = self.query(expr, at)
+        assert len(res) == 1, (expr, res)
+        return float(res[0]["value"][1])
+
+
+def start_prometheus(tmp, config_text, tsdb=None, extra=()):
+    prom = need("prometheus")
+    cfg = tmp / "prometheus.yml"
+    cfg.write_text(config_text)
+    port = free_port()
+    data = tsdb or (tmp / "data")
+    proc = start([prom, f"--config.file={cfg}", f"--storage.tsdb.path={data}",
+                  f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=30d", *extra])
+    url = f"http://127.0.0.1:{port}"
+    wait_http(f"{url}/-/ready", timeout=60, proc=proc)
+    return Prom(url, proc)
+
+
+@pytest.fixture(scope="session")
+def case_study_history(tmp_path_factory):
+    """The case-study scenario backfilled into a TSDB: 8 simulated hours ending now."""
+    promtool = need("promtool")
+    tmp = tmp_path_factory.mktemp("case-study")
+    om = tmp / "history.om"
+    end = float(int(time.time()) // 60 * 60)
+    subprocess.run([sys.executable, "-m", "aix_exporter.cli", "simulate", "--scenario", "case-study",
+                    "--openmetrics", str(om), "--step", "60", "--end", str(end)],
+                   check=True, env=env(), capture_output=True, timeout=300)
+    tsdb = tmp / "tsdb"
+    subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", str(om), str(tsdb)],
+                   check=True, capture_output=True, timeout=300)
+    return tsdb, end
+
+
+@pytest.fixture(scope="session")
+def case_study_prometheus(case_study_history, tmp_path_factory):
+    tsdb, end = case_study_history
+    tmp = tmp_path_factory.mktemp("prom-cs")
+    rules = sorted(str(p) for p in (ROOT / "alerts").glob("*rules*.yml"))
+    cfg = "global:\n  scrape_interval: 60s\n  evaluation_interval: 60s\n"
+    if rules:
+        cfg += "rule_files:\n" + "".join(f"  - {r}\n" for r in rules)
+    p = start_prometheus(tmp, cfg, tsdb=tsdb)
+    p.end = end
+    yield p
+    stop(p.proc)
