@@ -1,0 +1,68 @@
+"""The README's metrics table, generated from what the exporter really emits.
+
+    python -m aix_exporter.metricsdoc      # prints the table (simulator + fixture replay)
+
+tests/unit/test_readme.py fails when the README's table differs from this output.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from .collectors import registry
+from .config import Settings
+from .exporter import Exporter
+
+
+def emitted(sources) -> dict:
+    """{name: (type, labels, help, collector)} over every collector and source given."""
+    out: dict = {}
+    s = Settings()
+    for src in sources:
+        for name, cls in registry().items():
+            if getattr(cls, "requires_system", False):
+                continue
+            e = Exporter(src, [cls(s)])
+            e.collect_all()
+            for fam in e.families():
+                collector = "self" if fam.name.startswith("aix_exporter_") else name
+                for smp in fam.samples:
+                    entry = out.setdefault(smp.name, [fam.type, set(), fam.documentation, collector])
+                    entry[1].update(smp.labels)
+    from .collectors.cpu import CpuCollector   # system-only: listed from its declaration
+    out["aix_cpu_seconds_total"] = ["counter", {"mode"}, "CPU time spent in each mode since boot (psutil).", CpuCollector.name]
+    return out
+
+
+def default_sources(fixture_dir=None):
+    from .sources.replay import ReplaySource
+    from .sources.simulate import SimulatedSource
+    from .simulate.scenarios import SCENARIOS
+    srcs = []
+    for sc in sorted(SCENARIOS):
+        src = SimulatedSource(sc)
+        src.set_time(3600)
+        srcs.append(src)
+    if fixture_dir and os.path.isdir(fixture_dir):
+        srcs.append(ReplaySource(fixture_dir))
+    return srcs
+
+
+def table(entries: dict) -> str:
+    rows = ["| metric | type | labels | collector | meaning |", "|---|---|---|---|---|"]
+    for name in sorted(entries):
+        typ, labels, help_, collector = entries[name]
+        lab = ", ".join(f"`{l}`" for l in sorted(labels)) or ""
+        rows.append(f"| `{name}` | {typ} | {lab} | {collector} | {help_.replace('|', '/')} |")
+    return "\n".join(rows) + "\n"
+
+
+def main() -> int:
+    here = os.path.dirname(os.path.abspath(__file__))
+    fixtures = os.path.join(here, "..", "..", "tests", "fixtures", "replay", "tsm-lpar")
+    sys.stdout.write(table(emitted(default_sources(fixtures))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""The README's metrics table is what the exporter really emits; its two set-up commands exist."""
+from aix_exporter import metricsdoc
+from tests.conftest import FIXTURES, ROOT
+
+
+def test_metrics_table_in_sync_with_the_code():
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- metrics:start -->\n", 1)[1].split("<!-- metrics:end -->", 1)[0]
+    expected = metricsdoc.table(metricsdoc.emitted(metricsdoc.default_sources(str(FIXTURES / "replay" / "tsm-lpar"))))
+    assert block == expected, "README metrics table is stale: python -m aix_exporter.metricsdoc"
+
+
+def test_contract_metrics_are_documented():
+    readme = (ROOT / "README.md").read_text()
+    contract = """aix_memory_size_bytes aix_memory_inuse_bytes aix_memory_free_bytes aix_memory_pinned_bytes
+    aix_memory_virtual_bytes aix_paging_space_size_bytes aix_paging_space_inuse_bytes aix_memory_page_inuse_bytes
+    aix_memory_page_pinned_bytes aix_memory_page_virtual_bytes aix_memory_page_pool_size_bytes aix_vmstat_cpu_ratio
+    aix_vmstat_runqueue_threads aix_vmstat_blocked_threads aix_vmstat_active_virtual_bytes aix_vmstat_free_list_bytes
+    aix_vmstat_physical_cpus_consumed aix_vmstat_entitlement_consumed_ratio aix_vmstat_large_pages_active
+    aix_vmstat_large_pages_free aix_lpar_logical_cpus aix_lpar_memory_bytes aix_lpar_entitled_capacity_cpus
+    aix_cpu_seconds_total aix_vmo_tunable aix_process_inuse_bytes aix_process_pinned_bytes aix_process_pgsp_bytes
+    aix_process_virtual_bytes aix_process_large_page_info aix_process_heap_segments aix_process_ldr_cntrl_info
+    aix_splat_function_acquisitions aix_splat_function_miss_ratio aix_splat_function_spin_count
+    aix_splat_lock_acquisitions aix_splat_lock_miss_ratio aix_splat_window_seconds aix_tape_read_bytes_total
+    aix_tape_written_bytes_total aix_tape_transfers_total aix_tsm_messages_total aix_exporter_collector_success
+    aix_exporter_collector_duration_seconds aix_exporter_collector_last_success_timestamp_seconds
+    aix_exporter_build_info""".split()
+    missing = [m for m in contract if f"`{m}`" not in readme]
+    assert missing == []
+
+
+def test_setup_commands_exist():
+    readme = (ROOT / "README.md").read_text()
+    assert "bash deploy/demo/run.sh" in readme and "bash tests/run.sh" in readme
+    assert (ROOT / "deploy" / "demo" / "run.sh").exists() and (ROOT / "tests" / "run.sh").exists()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.rstrip().endswith("bash tests/run.sh")
