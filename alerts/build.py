@@ -1,0 +1,40 @@
+"""Compile the rules: python3 alerts/build.py  (writes alerts/aix-rules.yml).
+
+The test suite checks that the committed YAML equals this output.
+"""
+import json
+import os
+import sys
+
+import _jsonnet
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def compile_rules(overrides: str = "") -> dict:
+    src = "((import 'mixin.libsonnet') + %s).prometheusRules" % (overrides or "{}")
+    return json.loads(_jsonnet.evaluate_snippet("rules", src, jpathdir=[HERE]))
+
+
+def render(rules: dict) -> str:
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def str_repr(dumper, data):
+        style = "|" if "\n" in data else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+    Dumper.add_representer(str, str_repr)
+    head = "# Generated from alerts/mixin.libsonnet and alerts/config.libsonnet by alerts/build.py: do not edit.\n"
+    return head + yaml.dump(rules, Dumper=Dumper, sort_keys=False, width=1000)
+
+
+def main() -> int:
+    with open(os.path.join(HERE, "aix-rules.yml"), "w") as fh:
+        fh.write(render(compile_rules()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

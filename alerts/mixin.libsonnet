@@ -1,0 +1,136 @@
+// aix_exporter alerting and recording rules, node-mixin style: thresholds in config.libsonnet.
+(import 'config.libsonnet') + {
+  local c = self._config,
+  local S = c.aixSelector,
+  local L = 16777216,  // bytes per 16 MB page
+  local alert(name, severity, expr, forDur, summary, description) = {
+    alert: name,
+    expr: expr,
+    [if forDur != '0s' then 'for']: forDur,
+    labels: { severity: severity },
+    annotations: {
+      summary: summary,
+      description: description,
+      runbook_url: c.runbookBase + name + '.md',
+    },
+  },
+
+  prometheusRules+:: {
+    groups+: [
+      {
+        name: 'aix.rules',
+        rules: [
+          { record: 'aix:cpu_sys_per_user:ratio', expr: 'sum without (mode) (aix_vmstat_cpu_ratio{%s,mode="sys"}) / sum without (mode) (clamp_min(aix_vmstat_cpu_ratio{%s,mode="user"}, 0.01))' % [S, S] },
+          { record: 'aix:large_pages_pool:count', expr: 'sum without (psize) (aix_memory_page_pool_size_bytes{%s,psize="16M"}) / %d' % [S, L] },
+          { record: 'aix:large_pages_inuse:count', expr: 'sum without (psize) (aix_memory_page_inuse_bytes{%s,psize="16M"}) / %d' % [S, L] },
+          { record: 'aix:large_pages_free:count', expr: 'aix:large_pages_pool:count - aix:large_pages_inuse:count' },
+          { record: 'aix:large_pages_free:ratio', expr: 'aix:large_pages_free:count / (aix:large_pages_pool:count > 0)' },
+          { record: 'aix:large_pages_free_vmstat:ratio', expr: 'aix_vmstat_large_pages_free{%s} / ((aix_vmstat_large_pages_active{%s} + aix_vmstat_large_pages_free{%s}) > 0)' % [S, S, S] },
+          { record: 'aix:large_pages_configured:count', expr: 'sum without (tunable, setting) (aix_vmo_tunable{%s,tunable="lgpg_regions",setting="current"})' % S },
+          { record: 'aix:large_pages_recommended:count', expr: 'sum by (instance, job) (aix_process_heap_segments{%s}) * %d + %d' % [S, c.pagesPerHeapSegment, c.extraLargePages] },
+          { record: 'aix:tape_bytes:rate5m', expr: 'rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])' % [S, S] },
+          { record: 'aix:tape_bytes_all:rate5m', expr: 'sum by (instance, job) (aix:tape_bytes:rate5m)' },
+          { record: 'aix:tape_busy:ratio5m', expr: 'rate(aix_tape_busy_seconds_total{%s}[5m])' % S },
+          { record: 'aix:pin_lock_miss:ratio', expr: 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % S },
+        ],
+      },
+      {
+        name: 'aix.alerts',
+        rules: [
+          alert('AixLargePagePoolNearlyExhausted', 'warning',
+                'aix:large_pages_free:ratio < %g' % c.largePagePoolFreeWarningRatio, c.largePagePoolFreeWarningFor,
+                '16 MB large-page pool on {{ $labels.instance }} is nearly exhausted',
+                'Only {{ $value | humanizePercentage }} of the 16 MB pool is free on {{ $labels.instance }}. Processes with LARGE_PAGE_DATA=M fail with ENOMEM (ANR0358E) when it runs out; with =Y they silently fall back to 4 KB pages.'),
+          alert('AixLargePagePoolExhausted', 'critical',
+                'aix:large_pages_free:count <= 0 and aix:large_pages_pool:count > 0', c.largePagePoolExhaustedFor,
+                '16 MB large-page pool on {{ $labels.instance }} is exhausted',
+                'No 16 MB page is free on {{ $labels.instance }} ({{ $value }} free). New large-page allocations fail (LARGE_PAGE_DATA=M: ENOMEM, ANR0358E) or fall back to 4 KB pages (=Y).'),
+          alert('AixLargePagePoolFillingUp', 'critical',
+                'predict_linear(aix:large_pages_free:count[%s], %d) < 0 and aix:large_pages_free:count > 0' % [c.largePagePoolForecastWindow, c.largePagePoolForecastHours * 3600],
+                c.largePagePoolForecastFor,
+                '16 MB large-page pool on {{ $labels.instance }} will run out within %d hours' % c.largePagePoolForecastHours,
+                'At the growth of the last %s the 16 MB pool on {{ $labels.instance }} runs out within %d hours (predicted free pages: {{ $value | humanize }}).' % [c.largePagePoolForecastWindow, c.largePagePoolForecastHours]),
+          alert('AixMandatoryLargePagesAtRisk', 'critical',
+                |||
+                  (
+                    aix:large_pages_free:count
+                    < on (instance, job)
+                    max by (instance, job) (clamp_min(deriv(aix_process_inuse_bytes{%(S)s,psize="16M"}[%(w)s]) * %(h)d / %(L)d, %(min)d))
+                  )
+                  and on (instance, job) count by (instance, job) (aix_process_large_page_info{%(S)s,mode="M"})
+                ||| % { S: S, w: c.mandatoryGrowthWindow, h: c.mandatoryGrowthHorizonSeconds, L: L, min: c.mandatoryMinHeadroomPages },
+                c.mandatoryFor,
+                'Mandatory large pages on {{ $labels.instance }}: the 16 MB pool is about to run out (ANR0358E ahead)',
+                'A monitored process uses LARGE_PAGE_DATA=M on {{ $labels.instance }} and only {{ $value }} 16 MB pages are free, less than its likely growth. When the pool runs out malloc returns ENOMEM and the server stops with ANR0358E. Add large pages (vmo lgpg_regions) or switch to LARGE_PAGE_DATA=Y now.'),
+          alert('AixLargePageSilentFallback', 'warning',
+                |||
+                  (
+                    delta(aix_process_inuse_bytes{%(S)s,psize="4K"}[%(w)s]) > %(g)d
+                    and on (instance, job, pid) abs(delta(aix_process_inuse_bytes{%(S)s,psize="16M"}[%(w)s])) < %(L)d
+                    and on (instance, job, pid)
+                    (aix_process_large_page_info{%(S)s,mode="Y"} or on (instance, job, pid) aix_process_ldr_cntrl_info{%(S)s,large_page_data!=""})
+                  )
+                  and on (instance, job) (aix:large_pages_free:count < 1)
+                ||| % { S: S, w: c.fallbackWindow, g: c.fallback4kGrowthBytes, L: L },
+                c.fallbackFor,
+                '{{ $labels.command }} ({{ $labels.pid }}) on {{ $labels.instance }} silently falls back to 4 KB pages',
+                '{{ $labels.command }} asks for large pages but the 16 MB pool is exhausted: its 4 KB memory grew by {{ $value | humanize1024 }}B in %s while its 16 MB use stayed flat. Pin-lock contention returns with 4 KB buffers. Add large pages (vmo lgpg_regions).' % c.fallbackWindow),
+          alert('AixLargePagesConfiguredButUnused', 'warning',
+                'aix_process_large_page_info{%s,mode="N"} * on (instance, job) group_left () (aix:large_pages_configured:count > 0)' % S,
+                c.unusedFor,
+                '{{ $labels.command }} on {{ $labels.instance }} runs without the configured large pages',
+                'lgpg_regions is {{ $value }} on {{ $labels.instance }} but {{ $labels.command }} ({{ $labels.pid }}) uses no 16 MB pages (svmon -P 16MB=N). LDR_CNTRL is probably missing from the start script after a restart, or the non-root server user lacks CAP_BYPASS_RAC_VMM.'),
+          alert('AixLargePagePoolUndersized', 'warning',
+                'aix:large_pages_configured:count > 0 and aix:large_pages_configured:count < on (instance, job) aix:large_pages_recommended:count',
+                c.undersizedFor,
+                '16 MB pool on {{ $labels.instance }} is smaller than the sizing rule',
+                'lgpg_regions on {{ $labels.instance }} is {{ $value }} pages, below the sizing rule of the case study (heap segments x %d + %d, see aix:large_pages_recommended:count). Large-page demand beyond the pool falls back to 4 KB pages or fails.' % [c.pagesPerHeapSegment, c.extraLargePages]),
+          alert('AixLargePagePoolOversized', 'info',
+                'aix:large_pages_free:count > %d and on (instance, job) (aix:large_pages_configured:count > on (instance, job) (%g * aix:large_pages_recommended:count))' % [c.oversizedMinFreePages, c.oversizedFactor],
+                c.oversizedFor,
+                '16 MB pool on {{ $labels.instance }} pins memory nobody uses',
+                '{{ $value }} 16 MB pages are free on {{ $labels.instance }} and lgpg_regions is more than %g times the sizing rule. Large pages are pinned: that memory is lost to everything else.' % c.oversizedFactor),
+          alert('AixPinLockContention', 'warning',
+                'aix:pin_lock_miss:ratio > %g and on (instance, job) aix:cpu_sys_per_user:ratio > %g' % [c.pinMissRatio, c.sysPerUserRatio],
+                c.contentionFor,
+                'VMM pin-lock contention on {{ $labels.instance }}',
+                'pin_seg_range misses the VMM segment lock {{ $value | humanizePercentage }} of the time on {{ $labels.instance }} and %%sys is more than %g times %%usr: tape threads are spinning on 4 KB page pins. Use 16 MB pages for the server heap (LDR_CNTRL LARGE_PAGE_DATA=Y).' % c.sysPerUserRatio),
+          alert('AixTapeThroughputDrop', 'warning',
+                'aix:tape_bytes:rate5m < %g * quantile_over_time(0.9, aix:tape_bytes:rate5m[%s]) and on (instance, job, device) aix:tape_busy:ratio5m > %g' % [c.tapeDropRatio, c.tapeBaselineWindow, c.tapeBusyRatio],
+                c.tapeFor,
+                'Tape {{ $labels.device }} on {{ $labels.instance }} is busy but slow',
+                '{{ $labels.device }} moves {{ $value | humanize1024 }}B/s, under %g of its usual rate over %s, while busy more than %g of the time. Check pin-lock contention (4 KB pages) and the drive.' % [c.tapeDropRatio, c.tapeBaselineWindow, c.tapeBusyRatio]),
+          alert('AixTsmDatabaseInitFailed', 'critical',
+                'increase(aix_tsm_messages_total{%s,msgid="ANR0358E"}[%s]) > 0' % [S, c.tsmWindow], '0s',
+                'TSM server on {{ $labels.instance }} logged ANR0358E',
+                'ANR0358E (Database initialization failed: sufficient memory is not available) appeared {{ $value | humanize }} times in the last %s on {{ $labels.instance }}: with LARGE_PAGE_DATA=M the 16 MB pool ran out.' % c.tsmWindow),
+          alert('AixTsmDiagnosticError', 'warning',
+                'increase(aix_tsm_messages_total{%s,msgid="ANR9999D"}[%s]) > 0' % [S, c.tsmWindow], '0s',
+                'TSM server on {{ $labels.instance }} logged ANR9999D',
+                'ANR9999D appeared {{ $value | humanize }} times in the last %s on {{ $labels.instance }} (for example a memory allocation error before ANR0358E).' % c.tsmWindow),
+          alert('AixLargePageRegionsChangePending', 'info',
+                'aix_vmo_tunable{%s,tunable="lgpg_regions",setting="boot"} != ignoring (setting) aix_vmo_tunable{%s,tunable="lgpg_regions",setting="current"}' % [S, S],
+                c.lgpgPendingFor,
+                'lgpg_regions on {{ $labels.instance }} changes at the next boot',
+                'The boot value of lgpg_regions is {{ $value }} on {{ $labels.instance }}, not the current value: a vmo -r change waits for bosboot and a reboot, or a vmo -o change was not made permanent with -p.'),
+          alert('AixExporterCollectorFailing', 'warning',
+                'aix_exporter_collector_success{%s} == 0' % S, c.collectorFailingFor,
+                'aix_exporter collector {{ $labels.collector }} fails on {{ $labels.instance }}',
+                'The {{ $labels.collector }} collector has failed for %s on {{ $labels.instance }} (aix_exporter_collector_success = {{ $value }}); its metrics are missing. The exporter log names the command and the line.' % c.collectorFailingFor),
+          alert('AixExporterCollectorStale', 'warning',
+                'time() - aix_exporter_collector_last_success_timestamp_seconds{%s} > %d' % [S, c.collectorStaleSeconds], '0s',
+                'aix_exporter collector {{ $labels.collector }} has no fresh data on {{ $labels.instance }}',
+                'The last successful run of {{ $labels.collector }} on {{ $labels.instance }} was {{ $value | humanizeDuration }} ago.'),
+          alert('AixPagingSpaceLow', 'warning',
+                'aix_paging_space_inuse_bytes{%s} / aix_paging_space_size_bytes{%s} > %g' % [S, S, c.pagingSpaceUsedRatio], c.pagingSpaceFor,
+                'Paging space on {{ $labels.instance }} is {{ $value | humanizePercentage }} used',
+                'Paging space use on {{ $labels.instance }} is {{ $value | humanizePercentage }}. AIX kills processes when paging space runs out; pinned 16 MB pages leave less memory for everything else.'),
+          alert('AixFreeListLow', 'warning',
+                'aix_vmstat_free_list_bytes{%s} / on (instance, job) aix_lpar_memory_bytes{%s} < %g' % [S, S, c.freeListRatio], c.freeListFor,
+                'Free list on {{ $labels.instance }} is low',
+                'The VMM free list on {{ $labels.instance }} is {{ $value | humanizePercentage }} of memory: the page stealer is working (check vmstat fr/sr and pinned memory).'),
+        ],
+      },
+    ],
+  },
+}

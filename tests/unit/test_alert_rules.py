@@ -1,0 +1,64 @@
+"""Rules: compiled YAML equals the jsonnet sources; promtool checks and unit-tests them;
+every alert has a runbook and a promtool test; every metric they name is emitted."""
+import re
+import subprocess
+import sys
+
+import yaml
+
+from aix_exporter import metricsdoc
+from tests.conftest import FIXTURES, ROOT, need
+
+ALERTS = ROOT / "alerts"
+sys.path.insert(0, str(ALERTS))
+
+
+def rules():
+    return yaml.safe_load((ALERTS / "aix-rules.yml").read_text())
+
+
+def test_compiled_rules_equal_the_jsonnet_sources():
+    import build
+    assert (ALERTS / "aix-rules.yml").read_text() == build.render(build.compile_rules()), \
+        "alerts/aix-rules.yml is stale: python3 alerts/build.py"
+
+
+def test_promtool_check_and_test_rules():
+    promtool = need("promtool")
+    check = subprocess.run([promtool, "check", "rules", str(ALERTS / "aix-rules.yml")], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "SUCCESS: 29 rules found" in check.stdout
+    test = subprocess.run([promtool, "test", "rules", "aix-rules.test.yml"], cwd=ALERTS / "tests",
+                          capture_output=True, text=True)
+    assert test.returncode == 0, test.stdout + test.stderr
+    assert "SUCCESS" in test.stdout
+
+
+def test_every_alert_has_runbook_annotations_and_a_firing_and_quiet_test():
+    tests = yaml.safe_load((ALERTS / "tests" / "aix-rules.test.yml").read_text())["tests"]
+    tested = {}
+    for t in tests:
+        for a in t.get("alert_rule_test", []):
+            tested.setdefault(a["alertname"], set()).add(bool(a["exp_alerts"]))
+    alerts = [r for g in rules()["groups"] for r in g["rules"] if "alert" in r]
+    assert len(alerts) == 17
+    for r in alerts:
+        name = r["alert"]
+        assert r["labels"]["severity"] in ("critical", "warning", "info")
+        assert set(r["annotations"]) == {"summary", "description", "runbook_url"}
+        assert "{{ $value" in r["annotations"]["description"], name
+        assert r["annotations"]["runbook_url"].endswith(f"alerts/runbooks/{name}.md")
+        runbook = (ALERTS / "runbooks" / f"{name}.md").read_text()
+        assert "## Confirm on AIX" in runbook and "## What to do" in runbook
+        assert tested.get(name) == {True, False}, f"{name} needs a firing and a quiet case"
+
+
+def test_every_metric_the_rules_name_is_emitted_or_recorded():
+    emitted = set(metricsdoc.emitted(metricsdoc.default_sources(str(FIXTURES / "replay" / "tsm-lpar"))))
+    recorded = {r["record"] for g in rules()["groups"] for r in g["rules"] if "record" in r}
+    names = set()
+    for g in rules()["groups"]:
+        for r in g["rules"]:
+            names |= set(re.findall(r"\b(aix[a-z0-9_:]*[a-z0-9_])\b", r["expr"]))
+    unknown = {n for n in names if n not in emitted and n not in recorded}
+    assert unknown == set()
