@@ -32,3 +32,14 @@ def test_case_study_ratios(case_study_prometheus):
     assert p.scalar('aix_vmo_tunable{tunable="lgpg_regions",setting="current"}', before) == 0
     assert p.scalar('aix_vmo_tunable{tunable="lgpg_regions",setting="current"}', after) == 160
     assert p.scalar('count(aix_process_large_page_info{mode="Y"})', after) == 1
+
+
+def test_recording_rules_over_the_backfilled_history(case_study_prometheus):
+    p = case_study_prometheus
+    before, after = p.end - BEFORE, p.end - AFTER
+    assert p.scalar("aix:pin_lock_miss:ratio", before) == pytest.approx(0.25, abs=0.02)
+    assert p.scalar("aix:cpu_sys_per_user:ratio", before) >= 4
+    assert p.scalar("aix:large_pages_recommended:count", after) == 8 * 16 + 32
+    assert p.scalar("aix:large_pages_configured:count", after) == 160
+    assert p.scalar("aix:large_pages_free:count", after) == 42
+    assert p.scalar("aix:tape_bytes_all:rate5m", after) / 2**20 == pytest.approx(378, rel=0.06)

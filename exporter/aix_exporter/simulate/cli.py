@@ -75,8 +75,14 @@ def history(scenario: str, seed: int = 1, step: float = 60.0, end: float = None,
         t += step
 
 
+DEFAULT_TARGET = {"job": "aix", "instance": "tsmsrv01:10990"}
+
+
 def write_openmetrics(scenario: str, path: str, seed: int = 1, step: float = 60.0, end: float = None,
-                      duration: float = None) -> int:
+                      duration: float = None, target: dict = None) -> int:
+    """``target``: the labels a scrape would attach (job, instance), so rules and
+    dashboards that select on them work on the backfilled history."""
+    target = DEFAULT_TARGET if target is None else target
     series: dict = {}   # family name -> (type, help, [lines])
     for epoch, families in history(scenario, seed, step, end, duration):
         for fam in families:
@@ -85,7 +91,7 @@ def write_openmetrics(scenario: str, path: str, seed: int = 1, step: float = 60.
                 continue
             entry = series.setdefault(fam.name, (fam.type, fam.documentation, []))
             for s in fam.samples:
-                entry[2].append(f"{s.name}{_labels(s.labels)} {_fmt(s.value)} {epoch:.3f}")
+                entry[2].append(f"{s.name}{_labels({**s.labels, **target})} {_fmt(s.value)} {epoch:.3f}")
     n = 0
     with open(path, "w", encoding="utf-8") as fh:
         for name, (typ, help_, lines) in series.items():
@@ -108,6 +114,8 @@ def main(argv) -> int:
     p.add_argument("--openmetrics", help="write the scenario's history as OpenMetrics text")
     p.add_argument("--step", type=float, default=60.0, help="history step in seconds (default 60)")
     p.add_argument("--end", type=float, default=None, help="epoch of the history's last sample (default: now)")
+    p.add_argument("--target", default="job=aix,instance=tsmsrv01:10990",
+                   help="labels a scrape would add, as k=v,k=v (default job=aix,instance=tsmsrv01:10990)")
     args = p.parse_args(argv)
     if not args.out and not args.openmetrics:
         p.error("give --out DIR and/or --openmetrics FILE")
@@ -116,7 +124,11 @@ def main(argv) -> int:
         keys = write_replay(args.scenario, args.out, at, args.seed)
         print(f"wrote {len(keys)} files to {args.out} ({', '.join(keys)}) at t={at:g}s")
     if args.openmetrics:
-        n = write_openmetrics(args.scenario, args.openmetrics, args.seed, args.step, args.end)
+        try:
+            target = dict(kv.split("=", 1) for kv in args.target.split(",") if kv)
+        except ValueError:
+            p.error("--target takes k=v,k=v")
+        n = write_openmetrics(args.scenario, args.openmetrics, args.seed, args.step, args.end, target=target)
         print(f"wrote {n} samples to {args.openmetrics}")
     return 0
 

@@ -90,9 +90,11 @@ class State:
         pages the 4 KB heap is spread over `heap_segments` segments."""
         out = []
         left = self.heap_l
-        while left > 0:
-            out.append(("L", min(16, left)))
-            left -= 16
+        n = min(self.heap_l, max(self.heap_segments, -(-self.heap_l // 16)))
+        for i in range(n):   # each segment holds 1..16 pages, filled in order
+            take = min(16, left - (n - i - 1))
+            out.append(("L", take))
+            left -= take
         if self.heap_l == 0 and self.heap_4k_frames:
             n = self.heap_segments
             each = self.heap_4k_frames // n
