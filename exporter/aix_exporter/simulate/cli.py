@@ -86,9 +86,6 @@ def write_openmetrics(scenario: str, path: str, seed: int = 1, step: float = 60.
     series: dict = {}   # family name -> (type, help, [lines])
     for epoch, families in history(scenario, seed, step, end, duration):
         for fam in families:
-            if fam.name in ("aix_exporter_collector_duration_seconds",
-                            "aix_exporter_collector_last_success_timestamp_seconds"):
-                continue
             entry = series.setdefault(fam.name, (fam.type, fam.documentation, []))
             for s in fam.samples:
                 entry[2].append(f"{s.name}{_labels({**s.labels, **target})} {_fmt(s.value)} {epoch:.3f}")

@@ -1,0 +1,16 @@
+local g = import '../lib/grafana.libsonnet';
+local i = 'instance=~"$instance"';
+local t = g.target;
+g.dashboard('AIX / Tape', 'aix-tape',
+  'Tape drive throughput (iostat -p): MB/s per drive and in total, transfers, busy.',
+  [
+    g.timeseries('Throughput per drive', [t('aix:tape_bytes:rate5m{%s}' % i, '{{instance}} {{device}}')], 'binBps', g.pos(0, 0, 12, 9), stack=true),
+    g.timeseries('Total throughput', [t('aix:tape_bytes_all:rate5m{%s}' % i, '{{instance}}')], 'binBps', g.pos(12, 0, 12, 9),
+                 desc='Case study: 139 MB/s with 4 KB pages, 378 MB/s with 16 MB pages.'),
+    g.timeseries('Read and written', [t('sum by (instance) (rate(aix_tape_read_bytes_total{%s}[$__rate_interval]))' % i, '{{instance}} read'),
+                                      t('sum by (instance) (rate(aix_tape_written_bytes_total{%s}[$__rate_interval]))' % i, '{{instance}} written')],
+                 'binBps', g.pos(0, 9, 12, 8)),
+    g.timeseries('Transfers per second', [t('rate(aix_tape_transfers_total{%s}[$__rate_interval])' % i, '{{device}}')], 'short', g.pos(12, 9, 12, 8)),
+    g.timeseries('Busy', [t('rate(aix_tape_busy_seconds_total{%s}[$__rate_interval])' % i, '{{device}}')], 'percentunit', g.pos(0, 17, 12, 8), min=0),
+    g.stat('Drives', [t('aix_tape_devices{%s}' % i, '{{instance}}')], 'short', g.pos(12, 17, 12, 8)),
+  ])

@@ -1,0 +1,91 @@
+"""Dashboards: compiled JSON equals the jsonnet sources, validates against the schema derived
+from @grafana/schema, has datasource and instance variables, and names only real metrics."""
+import copy
+import json
+import re
+import sys
+
+import jsonschema
+import pytest
+import yaml
+
+from aix_exporter import metricsdoc
+from tests.conftest import FIXTURES, ROOT
+
+DASH = ROOT / "dashboards"
+sys.path.insert(0, str(DASH))
+import build  # noqa: E402
+
+SCHEMA = json.loads((ROOT / "tests" / "schema" / "grafana-dashboard.schema.json").read_text())
+NAMES = ["aix-4k-vs-16m.json", "aix-large-pages.json", "aix-lock-contention.json", "aix-overview.json", "aix-tape.json"]
+
+
+def dashboards():
+    return {n: json.loads((DASH / n).read_text()) for n in NAMES}
+
+
+def exprs(d):
+    """Every PromQL expression of a dashboard: panel targets and annotation queries."""
+    out = []
+    for p in d["panels"]:
+        for t in p.get("targets", []):
+            out.append((p["title"], t["expr"]))
+    for a in d["annotations"]["list"]:
+        if "expr" in a:
+            out.append((a["name"], a["expr"]))
+    return out
+
+
+def test_compiled_json_equals_the_sources():
+    compiled = build.compile_all()
+    assert sorted(compiled) == NAMES
+    for name, text in compiled.items():
+        assert (DASH / name).read_text() == text, f"dashboards/{name} is stale: python3 dashboards/build.py"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_schema_valid_and_variables(name):
+    d = dashboards()[name]
+    errors = [e.message for e in jsonschema.Draft7Validator(SCHEMA).iter_errors(d)]
+    assert errors == []
+    names = [v["name"] for v in d["templating"]["list"]]
+    assert names[:2] == ["datasource", "instance"]
+    for p in d["panels"]:
+        if p["type"] == "row":
+            continue
+        assert p["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
+        for t in p.get("targets", []):
+            assert 'instance=~"$instance"' in t["expr"], (p["title"], t["expr"])
+
+
+def test_schema_rejects_a_broken_dashboard():
+    d = copy.deepcopy(dashboards()["aix-tape.json"])
+    d["panels"][0]["gridPos"] = {"x": 0, "y": 0}      # w and h are required
+    d["templating"]["list"][0]["type"] = "nonsense"   # not a VariableType
+    del d["schemaVersion"]
+    errors = list(jsonschema.Draft7Validator(SCHEMA).iter_errors(d))
+    messages = {e.message for e in errors}
+    assert "'schemaVersion' is a required property" in messages
+    panel = [e for e in errors if list(e.absolute_path)[:2] == ["panels", 0]]
+    assert panel and any("'w' is a required property" in c.message for e in panel for c in e.context)
+    assert any("nonsense" in m for m in messages)
+
+
+def test_every_metric_named_is_emitted_or_recorded():
+    emitted = set(metricsdoc.emitted(metricsdoc.default_sources(str(FIXTURES / "replay" / "tsm-lpar"))))
+    rules = yaml.safe_load((ROOT / "alerts" / "aix-rules.yml").read_text())
+    recorded = {r["record"] for g in rules["groups"] for r in g["rules"] if "record" in r}
+    for name, d in dashboards().items():
+        for title, expr in exprs(d):
+            for metric in re.findall(r"\b(aix[a-z0-9_:]*[a-z0-9_])\b", expr):
+                assert metric in emitted or metric in recorded, (name, title, metric)
+
+
+def test_comparison_dashboard_has_windows_ratio_table_and_regime_annotations():
+    d = dashboards()["aix-4k-vs-16m.json"]
+    assert [v["name"] for v in d["templating"]["list"]][2:] == ["before", "after", "window"]
+    table = d["panels"][0]
+    assert table["type"] == "table" and len(table["targets"]) == 3
+    assert "offset $before" in table["targets"][0]["expr"] and "offset $after" in table["targets"][1]["expr"]
+    assert table["targets"][2]["expr"].count("/ (") == 9
+    assert {a["name"] for a in d["annotations"]["list"]} >= {"lgpg_regions changed", "16MB mode changed", "LDR_CNTRL changed"}
