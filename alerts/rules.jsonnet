@@ -1,2 +1,2 @@
-// Compiled to aix-rules.yml by alerts/build.py; Prometheus loads the YAML.
+// Compiled to aix-rules.yml by alerts/build_rules.py; Prometheus loads the YAML.
 (import 'mixin.libsonnet').prometheusRules

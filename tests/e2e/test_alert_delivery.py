@@ -14,7 +14,7 @@ from tests.e2e.conftest import start_prometheus
 from tests.e2e.helpers import start, stop, wait_http
 
 sys.path.insert(0, str(ROOT / "alerts"))
-import build  # noqa: E402
+import build_rules as build  # noqa: E402
 
 SPEED = 360.0          # one real second = six simulated minutes
 AT = 5 * 3600.0        # start 5 simulated hours in: 19 large pages free, 5 more used per hour

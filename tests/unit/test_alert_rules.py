@@ -18,9 +18,9 @@ def rules():
 
 
 def test_compiled_rules_equal_the_jsonnet_sources():
-    import build
+    import build_rules as build
     assert (ALERTS / "aix-rules.yml").read_text() == build.render(build.compile_rules()), \
-        "alerts/aix-rules.yml is stale: python3 alerts/build.py"
+        "alerts/aix-rules.yml is stale: python3 alerts/build_rules.py"
 
 
 def test_promtool_check_and_test_rules():

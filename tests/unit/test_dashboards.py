@@ -14,7 +14,7 @@ from tests.conftest import FIXTURES, ROOT
 
 DASH = ROOT / "dashboards"
 sys.path.insert(0, str(DASH))
-import build  # noqa: E402
+import build_dashboards as build  # noqa: E402
 
 SCHEMA = json.loads((ROOT / "tests" / "schema" / "grafana-dashboard.schema.json").read_text())
 NAMES = ["aix-4k-vs-16m.json", "aix-large-pages.json", "aix-lock-contention.json", "aix-overview.json", "aix-tape.json"]
@@ -40,7 +40,7 @@ def test_compiled_json_equals_the_sources():
     compiled = build.compile_all()
     assert sorted(compiled) == NAMES
     for name, text in compiled.items():
-        assert (DASH / name).read_text() == text, f"dashboards/{name} is stale: python3 dashboards/build.py"
+        assert (DASH / name).read_text() == text, f"dashboards/{name} is stale: python3 dashboards/build_dashboards.py"
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,4 +1,4 @@
-"""Compile the dashboards: python3 dashboards/build.py  (src/*.jsonnet -> *.json).
+"""Compile the dashboards: python3 dashboards/build_dashboards.py  (src/*.jsonnet -> *.json).
 
 The compiled JSON is committed so users can import it as is; the test suite
 checks it equals what the sources produce.

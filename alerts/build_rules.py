@@ -1,4 +1,4 @@
-"""Compile the rules: python3 alerts/build.py  (writes alerts/aix-rules.yml).
+"""Compile the rules: python3 alerts/build_rules.py  (writes alerts/aix-rules.yml).
 
 The test suite checks that the committed YAML equals this output.
 """
@@ -26,7 +26,7 @@ def render(rules: dict) -> str:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
     Dumper.add_representer(str, str_repr)
-    head = "# Generated from alerts/mixin.libsonnet and alerts/config.libsonnet by alerts/build.py: do not edit.\n"
+    head = "# Generated from alerts/mixin.libsonnet and alerts/config.libsonnet by alerts/build_rules.py: do not edit.\n"
     return head + yaml.dump(rules, Dumper=Dumper, sort_keys=False, width=1000)
 
 
