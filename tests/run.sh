@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The test command of the README: installs what the tests need, then runs them all.
-# Real parts: promtool/prometheus come from the Debian package 'prometheus'.
+# Real parts come from Debian packages (installed here when running as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v promtool >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null
+# Real parts from Debian: prometheus + promtool, alertmanager + amtool, docker-compose.
+missing=""
+for tool in promtool:prometheus amtool:prometheus-alertmanager docker-compose:docker-compose; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
+done
+if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 python3 -m pip install -q -e '.[test]'
 export AIX_EXPORTER_REQUIRE_TOOLS=1   # a missing promtool/prometheus fails the run instead of skipping

@@ -1,0 +1,125 @@
+"""Deployment files: the compose stack validates with three independent tools, the AIX
+installer parses and generates the right mkssys/mkitab commands, the systemd unit verifies."""
+import configparser
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT, need
+
+COMPOSE = ROOT / "deploy" / "compose"
+AIX = ROOT / "deploy" / "aix"
+
+
+def test_compose_config_with_docker_compose():
+    dc = need("docker-compose")
+    r = subprocess.run([dc, "-f", str(COMPOSE / "docker-compose.yml"), "config", "-q"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_compose_against_the_compose_spec_schema():
+    cj = need("check-jsonschema")
+    r = subprocess.run([cj, "--builtin-schema", "vendor.compose-spec", str(COMPOSE / "docker-compose.yml")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "ok -- validation done" in r.stdout, r.stdout + r.stderr
+
+
+def test_compose_parses_with_the_compose_spec_package_and_mounts_exist():
+    import compose_spec
+    spec = compose_spec.PyCompose.from_yaml((COMPOSE / "docker-compose.yml").read_text()).to_spec()
+    assert set(spec.services) == {"prometheus", "alertmanager", "grafana"}
+    raw = yaml.safe_load((COMPOSE / "docker-compose.yml").read_text())
+    for name, svc in raw["services"].items():
+        for vol in svc.get("volumes", []):
+            src = vol.split(":", 1)[0]
+            if src.startswith("."):
+                assert (COMPOSE / src).exists(), (name, src)
+    assert "../../alerts/aix-rules.yml:/etc/prometheus/rules/aix-rules.yml:ro" in raw["services"]["prometheus"]["volumes"]
+
+
+def test_prometheus_alertmanager_and_grafana_provisioning_configs(tmp_path):
+    promtool = need("promtool")
+    r = subprocess.run([promtool, "check", "config", "--syntax-only", str(COMPOSE / "prometheus" / "prometheus.yml")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    amtool = need("amtool")
+    r = subprocess.run([amtool, "check-config", str(COMPOSE / "alertmanager" / "alertmanager.yml")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    targets = yaml.safe_load((COMPOSE / "prometheus" / "targets" / "aix.yml").read_text())
+    assert all(t["targets"] and all(":10990" in x for x in t["targets"]) for t in targets)
+    prom = yaml.safe_load((COMPOSE / "prometheus" / "prometheus.yml").read_text())
+    assert prom["scrape_configs"][0]["job_name"] == "aix"   # matches the rules' job=~"aix.*"
+    ds = yaml.safe_load((COMPOSE / "grafana" / "provisioning" / "datasources" / "prometheus.yml").read_text())
+    assert ds["datasources"][0]["type"] == "prometheus"
+    dash = yaml.safe_load((COMPOSE / "grafana" / "provisioning" / "dashboards" / "aix.yml").read_text())
+    assert dash["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards/aix"
+
+
+def sh(*args):
+    return subprocess.run(["sh", str(AIX / "install.sh"), *args], capture_output=True, text=True)
+
+
+def test_aix_installer_parses_with_sh_n():
+    r = subprocess.run(["sh", "-n", str(AIX / "install.sh")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_aix_installer_generates_the_src_subsystem():
+    r = sh("-n", "-u", "root", "-p", "/opt/aix_exporter", "-c", "/etc/aix_exporter.yml", "-l", "/var/log/aix_exporter.log")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    mk = [l for l in lines if l.startswith("+ 'mkssys'")]
+    assert mk == ["+ 'mkssys' '-s' 'aix_exporter' '-p' '/opt/aix_exporter/bin/aix-exporter' "
+                  "'-a' '--config.file=/etc/aix_exporter.yml --web.listen-address=:10990' '-u' '0' "
+                  "'-S' '-n' '15' '-f' '9' '-R' '-Q' '-i' '/dev/null' '-o' '/var/log/aix_exporter.log' "
+                  "'-e' '/var/log/aix_exporter.log' '-G' 'monitoring'"]
+    assert lines.index(mk[0]) < lines.index("+ 'startsrc' '-s' 'aix_exporter'")
+    assert "+ '/opt/aix_exporter/bin/aix-exporter' '--config.file=/etc/aix_exporter.yml' '--check-config'" in lines
+
+
+def test_aix_installer_non_root_user_gets_a_user_and_owns_the_log():
+    r = sh("-n", "-u", "aixexp")
+    assert "+ 'mkuser' 'login=false' 'rlogin=false' 'pgrp=staff' 'home=/tmp' 'aixexp'" in r.stdout
+    assert "+ 'chown' 'aixexp' '/var/log/aix_exporter.log'" in r.stdout
+
+
+def test_aix_installer_inittab_and_remove():
+    r = sh("-n", "-i")
+    assert ("+ 'mkitab' 'aixexp:2:respawn:/opt/aix_exporter/bin/aix-exporter --config.file=/etc/aix_exporter.yml "
+            "--web.listen-address=:10990 >>/var/log/aix_exporter.log 2>&1'") in r.stdout
+    assert "mkssys" not in r.stdout
+    r = sh("-n", "-r")
+    assert r.stdout.splitlines()[:3] == ["+ 'stopsrc' '-s' 'aix_exporter'", "+ 'rmssys' '-s' 'aix_exporter'", "+ 'rmitab' 'aixexp'"]
+
+
+@pytest.mark.parametrize("args,message", [(["-u", "bad;user"], "bad user name"), (["-p", "relative/dir"], "must be an absolute path")])
+def test_aix_installer_rejects_bad_values(args, message):
+    r = sh("-n", *args)
+    assert r.returncode == 2 and message in r.stderr
+
+
+def test_example_config_is_valid():
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--config.file", str(AIX / "aix_exporter.yml"), "--check-config"],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "exporter")})
+    assert r.returncode == 0, r.stderr
+
+
+def test_systemd_unit(tmp_path):
+    unit = (ROOT / "deploy" / "systemd" / "aix-exporter-demo.service").read_text()
+    cp = configparser.ConfigParser(strict=False, interpolation=None)
+    cp.read_string(unit)
+    exec_start = cp["Service"]["ExecStart"].split()
+    assert exec_start[0] == "/usr/local/bin/aix-exporter" and "simulate:case-study?at=28800" in exec_start
+    assert cp["Service"]["DynamicUser"] == "yes" and cp["Install"]["WantedBy"] == "multi-user.target"
+    analyze = shutil.which("systemd-analyze")
+    exporter = shutil.which("aix-exporter")
+    if not analyze or not exporter:
+        pytest.skip("systemd-analyze or an installed aix-exporter is missing")
+    local = tmp_path / "aix-exporter-demo.service"
+    local.write_text(unit.replace("/usr/local/bin/aix-exporter", exporter))
+    r = subprocess.run([analyze, "verify", str(local)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
