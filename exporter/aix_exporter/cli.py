@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", default=None,
                    help="system, replay:DIR or simulate:SCENARIO (default: system on AIX, simulate:case-study elsewhere)")
     p.add_argument("--once", action="store_true", help="collect once, print the exposition to stdout, exit")
+    p.add_argument("--collect.min-interval", dest="min_interval", type=float, default=5.0,
+                   help="scrapes within this many seconds of the last collection share its pre-rendered "
+                        "exposition (default 5; 0 collects on every scrape)")
     p.add_argument("--check-config", action="store_true", help="validate --config.file and exit")
     p.add_argument("--version", action="version", version=f"aix_exporter {__version__}")
     for name, cls in collector_registry().items():
@@ -99,7 +102,7 @@ def main(argv=None) -> int:
         return 1
     collectors = selected_collectors(args, settings, source)
     max_age = {"vmstat": settings.vmstat.max_age_seconds, "splat": settings.splat.max_age_seconds}
-    exporter = Exporter(source, collectors, max_age=max_age)
+    exporter = Exporter(source, collectors, max_age=max_age, min_interval=args.min_interval)
     if args.once:
         from prometheus_client import generate_latest
         exporter.collect_all()

@@ -4,7 +4,13 @@
   interval, trace+splat) run in background threads on their own schedule; the
   latest result is served with its age and dropped once older than its
   max age. The HTTP handler never waits on them.
-* All other collectors run on scrape.
+* All other collectors run on scrape, concurrently, under a deadline (the
+  scrape timeout Prometheus announces, minus a margin): a collector still
+  running then is reported failed for this scrape (its command keeps its own
+  timeout) and is not started twice.
+* Scrapes within `min_interval` of the last collection share its
+  pre-rendered exposition (one render per format, gzip included), so many
+  scrapers cost one collection.
 * A failing collector reports aix_exporter_collector_success 0 and none of its
   values; the failure is logged as one line naming the command.
 """
@@ -14,7 +20,7 @@ import copy
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -37,8 +43,14 @@ class Result:
 
 
 class Exporter:
-    def __init__(self, source, collectors: list, max_age: Optional[dict] = None, clock=time.time):
+    def __init__(self, source, collectors: list, max_age: Optional[dict] = None, clock=time.time,
+                 min_interval: float = 0.0):
         self.source = source
+        self.min_interval = min_interval
+        self._scrape_lock = threading.Lock()
+        self._in_flight: dict = {}          # collector name -> Future
+        self._collected_at = None           # monotonic time of the last scrape collection
+        self._rendered: dict = {}           # (format, gzip) -> bytes, for the last collection
         self.collectors = collectors
         self.clock = clock
         self.max_age = max_age or {}
@@ -79,9 +91,49 @@ class Exporter:
         for c in self.collectors:
             self.run_collector(c)
 
-    def scrape(self):
-        """Run the on-scrape collectors concurrently; background ones are read as they are."""
-        list(self._pool.map(self.run_collector, self.on_scrape))
+    def scrape(self, deadline: float = 30.0) -> bool:
+        """Run the on-scrape collectors concurrently, waiting at most `deadline` seconds.
+
+        Returns True when a new collection ran, False when the previous one (younger
+        than min_interval) is reused. Background collectors are read as they are.
+        """
+        with self._scrape_lock:
+            now = time.monotonic()
+            if self._collected_at is not None and now - self._collected_at < self.min_interval:
+                return False
+            futures = {}
+            for c in self.on_scrape:
+                f = self._in_flight.get(c.name)
+                if f is None or f.done():
+                    f = self._pool.submit(self.run_collector, c)
+                    self._in_flight[c.name] = f
+                futures[c.name] = f
+            done, pending = wait(list(futures.values()), timeout=max(0.0, deadline))
+            for name, f in futures.items():
+                if f in pending:
+                    prev = self.results[name]
+                    log.error("collector=%s command=%r still running after the %.1fs scrape deadline",
+                              name, _command(next(c for c in self.on_scrape if c.name == name)), deadline)
+                    with self._lock:
+                        self.results[name] = Result(success=False, duration=deadline, finished_at=self.clock(),
+                                                    last_success=prev.last_success)
+            self._collected_at = time.monotonic()
+            self._rendered = {}
+            return True
+
+    def render(self, encoder, content_type: str, gzipped: bool, deadline: float = 30.0) -> bytes:
+        """The exposition for one format, collected (or reused) and rendered once per collection."""
+        import gzip as _gzip
+        self.scrape(deadline)
+        key = (content_type, gzipped)
+        with self._scrape_lock:
+            body = self._rendered.get(key)
+            if body is None:
+                body = encoder(self.registry(on_scrape=False))
+                if gzipped:
+                    body = _gzip.compress(body, compresslevel=1)
+                self._rendered[key] = body
+            return body
 
     def start_background(self, period: dict):
         for c in self.background:
@@ -98,7 +150,7 @@ class Exporter:
 
     def stop(self):
         self._stop.set()
-        self._pool.shutdown(wait=False)
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     # -- exposition ---------------------------------------------------------
     def families(self) -> list:

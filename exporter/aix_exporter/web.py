@@ -1,7 +1,6 @@
 """HTTP front: landing page at /, exposition at the telemetry path."""
 from __future__ import annotations
 
-import gzip
 import logging
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -21,10 +20,22 @@ LANDING = """<!DOCTYPE html>
 """
 
 
+DEFAULT_DEADLINE = 9.0   # Prometheus' default scrape timeout is 10 s
+MARGIN = 0.5
+
+
+def scrape_deadline(headers) -> float:
+    """Seconds a scrape may wait for collectors: Prometheus' announced timeout minus a margin."""
+    try:
+        announced = float(headers.get("X-Prometheus-Scrape-Timeout-Seconds", ""))
+        return max(0.1, announced - MARGIN)
+    except ValueError:
+        return DEFAULT_DEADLINE
+
+
 def make_server(exporter, address: str, telemetry_path: str = "/metrics"):
     host, _, port = address.rpartition(":")
     host = host.strip("[]") or "0.0.0.0"
-    registry = exporter.registry(on_scrape=True)
 
     class Handler(BaseHTTPRequestHandler):
         server_version = f"aix_exporter/{__version__}"
@@ -49,12 +60,9 @@ def make_server(exporter, address: str, telemetry_path: str = "/metrics"):
             path = self.path.split("?", 1)[0]
             if path == telemetry_path:
                 encoder, ctype = choose_encoder(self.headers.get("Accept"))
-                body = encoder(registry)
-                extra = {}
-                if "gzip" in (self.headers.get("Accept-Encoding") or ""):
-                    body = gzip.compress(body, compresslevel=1)
-                    extra["Content-Encoding"] = "gzip"
-                self._send(200, ctype, body, extra)
+                gz = "gzip" in (self.headers.get("Accept-Encoding") or "")
+                body = exporter.render(encoder, ctype, gz, scrape_deadline(self.headers))
+                self._send(200, ctype, body, {"Content-Encoding": "gzip"} if gz else {})
             elif path == "/":
                 page = LANDING.format(version=__version__, source=exporter.source.name, path=telemetry_path)
                 self._send(200, "text/html; charset=utf-8", page.encode())

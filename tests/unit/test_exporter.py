@@ -79,3 +79,63 @@ def test_merging_families_never_grows_stored_results():
     for _ in range(3):
         fams = e.families()
     assert sum(1 for f in fams for s in f.samples if s.name == "aix_test_value") == 2
+
+
+import threading  # noqa: E402
+import time  # noqa: E402
+
+
+class Hanging(Collector):
+    name, keys = "hanging", ("svmon_G",)
+
+    def __init__(self):
+        super().__init__()
+        self.release = threading.Event()
+        self.calls = 0
+
+    def collect(self, source):
+        self.calls += 1
+        self.release.wait(10)
+        f = Families()
+        f.set("aix_late_value", "test", 1)
+        return f.result()
+
+
+def test_scrape_deadline_reports_a_slow_collector_failed_and_never_starts_it_twice():
+    slow = Hanging()
+    e = Exporter(FakeSource(), [Good(), slow])
+    t0 = time.monotonic()
+    assert e.scrape(deadline=0.3) is True
+    assert time.monotonic() - t0 < 2
+    m = samples(e.families())
+    assert m[("aix_exporter_collector_success", (("collector", "hanging"),))] == 0
+    assert m[("aix_exporter_collector_success", (("collector", "good"),))] == 1
+    assert ("aix_late_value", ()) not in m
+    e.scrape(deadline=0.3)          # still in flight: not started again
+    assert slow.calls == 1
+    slow.release.set()
+    time.sleep(0.3)
+    e.scrape(deadline=2)
+    assert samples(e.families())[("aix_late_value", ())] == 1
+    e.stop()
+
+
+def test_scrapes_within_min_interval_share_one_collection_and_render():
+    from prometheus_client.exposition import generate_latest
+
+    calls = []
+
+    class Counting(Good):
+        def collect(self, source):
+            calls.append(1)
+            return super().collect(source)
+
+    e = Exporter(FakeSource(), [Counting()], min_interval=60)
+    a = e.render(generate_latest, "text/plain", False)
+    b = e.render(generate_latest, "text/plain", False)
+    assert a is b and len(calls) == 1
+    gz = e.render(generate_latest, "text/plain", True)
+    assert gz[:2] == b"\x1f\x8b" and len(calls) == 1
+    e.min_interval = 0
+    e.render(generate_latest, "text/plain", False)
+    assert len(calls) == 2
