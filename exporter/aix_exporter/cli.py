@@ -34,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"address to listen on (default {DEFAULT_ADDRESS})")
     p.add_argument("--web.telemetry-path", dest="path", default="/metrics", help="path of the metrics (default /metrics)")
     p.add_argument("--config.file", dest="config", default=None, help="YAML configuration file")
+    p.add_argument("--web.config.file", dest="web_config", default=None,
+                   help="TLS and basic auth, exporter-toolkit format (tls_server_config, basic_auth_users)")
     p.add_argument("--log.level", dest="log_level", default="info", choices=["debug", "info", "warn", "error"])
     p.add_argument("--source", default=None,
                    help="system, replay:DIR or simulate:SCENARIO (default: system on AIX, simulate:case-study elsewhere)")
@@ -87,13 +89,16 @@ def main(argv=None) -> int:
     level = {"warn": "WARNING"}.get(args.log_level, args.log_level.upper())
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="ts=%(asctime)s level=%(levelname)s %(message)s")
+    from . import webconfig
     try:
         settings = load(args.config)
+        web_config = webconfig.load(args.web_config)
     except ConfigError as e:
         print(f"aix-exporter: invalid configuration: {e}", file=sys.stderr)
         return 1
     if args.check_config:
-        print(f"aix-exporter: configuration {args.config or '(defaults)'} is valid")
+        print(f"aix-exporter: configuration {args.config or '(defaults)'} is valid"
+              + (f", web configuration {args.web_config} is valid" if args.web_config else ""))
         return 0
     try:
         source = open_source(args.source or default_source(), settings)
@@ -112,11 +117,12 @@ def main(argv=None) -> int:
     exporter.start_background({"vmstat": settings.vmstat.interval_seconds * 2,
                                "splat": settings.splat.every_minutes * 60})
     try:
-        server = make_server(exporter, args.listen, args.path)
+        server = make_server(exporter, args.listen, args.path, web_config)
     except (OSError, ValueError) as e:
         print(f"aix-exporter: cannot listen on {args.listen}: {e}", file=sys.stderr)
         return 1
-    log.info("msg=listening address=%s source=%s collectors=%s version=%s", args.listen, source.name,
+    log.info("msg=listening address=%s tls=%s basic_auth=%s source=%s collectors=%s version=%s", args.listen,
+             web_config.ssl_context is not None, bool(web_config.users), source.name,
              ",".join(c.name for c in collectors), __version__)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:

@@ -33,7 +33,9 @@ def scrape_deadline(headers) -> float:
         return DEFAULT_DEADLINE
 
 
-def make_server(exporter, address: str, telemetry_path: str = "/metrics"):
+def make_server(exporter, address: str, telemetry_path: str = "/metrics", web_config=None):
+    from .webconfig import WebConfig
+    web_config = web_config or WebConfig()
     host, _, port = address.rpartition(":")
     host = host.strip("[]") or "0.0.0.0"
 
@@ -58,6 +60,10 @@ def make_server(exporter, address: str, telemetry_path: str = "/metrics"):
 
         def do_GET(self):
             path = self.path.split("?", 1)[0]
+            if not web_config.authorized(self.headers.get("Authorization")):
+                self._send(401, "text/plain; charset=utf-8", b"Unauthorized\n",
+                           {"WWW-Authenticate": 'Basic realm="aix_exporter"'})
+                return
             if path == telemetry_path:
                 encoder, ctype = choose_encoder(self.headers.get("Accept"))
                 gz = "gzip" in (self.headers.get("Accept-Encoding") or "")
@@ -69,6 +75,19 @@ def make_server(exporter, address: str, telemetry_path: str = "/metrics"):
             else:
                 self._send(404, "text/plain; charset=utf-8", b"not found\n")
 
-    server = ThreadingHTTPServer((host, int(port)), Handler)
-    server.daemon_threads = True
-    return server
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 128
+
+        def get_request(self):
+            conn, addr = super().get_request()
+            if web_config.ssl_context is not None:
+                # the TLS handshake happens in the request's own thread, not in accept()
+                conn = web_config.ssl_context.wrap_socket(conn, server_side=True, do_handshake_on_connect=False)
+            return conn, addr
+
+        def handle_error(self, request, client_address):
+            log.debug("connection from %s failed", client_address, exc_info=True)
+
+    Handler.timeout = 30   # a client that never finishes its request cannot hold a thread forever
+    return Server((host, int(port)), Handler)

@@ -57,3 +57,16 @@ def test_open_source_rejects_unknown_specs():
         open_source("bogus")
     with pytest.raises(ValueError, match="unknown source"):
         open_source("replay:")
+
+
+def test_no_shell_anywhere_in_the_package():
+    import pathlib
+    import re
+    pkg = pathlib.Path(__file__).resolve().parents[2] / "exporter" / "aix_exporter"
+    offenders = []
+    for path in pkg.rglob("*.py"):
+        text = path.read_text()
+        for pattern in (r"shell\s*=\s*True", r"os\.system\(", r"os\.popen\(", r"commands\.getoutput", r"pty\.spawn"):
+            if re.search(pattern, text):
+                offenders.append(f"{path.name}: {pattern}")
+    assert offenders == []

@@ -1,0 +1,95 @@
+"""Property tests: mutated real-format outputs. Every parser returns a record or raises its
+own ParseError, nothing else (no IndexError, KeyError, ValueError, ...)."""
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aix_exporter.parsers import (ParseError, iostat_tape, ps_env, splat, svmon_g, svmon_p, tsm_actlog, vmo, vmstat,
+                                  vmstat_s, vmstat_v)
+from aix_exporter.sources.simulate import SimulatedSource
+from tests.conftest import FIXTURES
+
+PARSERS = {
+    "vmstat": vmstat.parse, "svmon_G": svmon_g.parse, "svmon_P": svmon_p.parse, "vmo": vmo.parse,
+    "vmstat_v": vmstat_v.parse, "vmstat_s": vmstat_s.parse, "splat": splat.parse, "iostat_tape": iostat_tape.parse,
+    "ps_env": ps_env.parse, "tsm_actlog": tsm_actlog.parse,
+}
+FIXTURE_DIRS = {"vmstat": "vmstat", "svmon_G": "svmon_G", "svmon_P": "svmon_P", "vmo": "vmo", "vmstat_v": "vmstat_v",
+                "vmstat_s": "vmstat_s", "splat": "splat", "iostat_tape": "iostat_tape", "ps_env": "ps_env",
+                "tsm_actlog": "tsm_actlog"}
+
+
+def seeds(key):
+    texts = [p.read_text() for p in sorted((FIXTURES / FIXTURE_DIRS[key]).glob("*.txt"))]
+    for sc, t in (("case-study", 3600), ("exhaustion", 7 * 3600), ("fallback", 5 * 3600)):
+        src = SimulatedSource(sc)
+        src.set_time(t)
+        try:
+            texts.append(src.read(key))
+        except Exception:
+            pass
+    return texts
+
+
+SEEDS = {k: seeds(k) for k in PARSERS}
+LOCALE_WORDS = ["mémoire", "Speicher", "taille", "Größe", "使用中", "Seiten", "libre", "utilisé"]
+
+
+@st.composite
+def mutated(draw, key):
+    text = draw(st.sampled_from(SEEDS[key]))
+    lines = text.splitlines(keepends=True)
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["truncate", "dup", "drop", "huge", "binary", "locale", "swap", "empty_fields"]))
+        if not lines:
+            break
+        i = draw(st.integers(0, len(lines) - 1))
+        if op == "truncate":
+            cut = draw(st.integers(0, len(lines[i])))
+            lines = lines[:i] + [lines[i][:cut]]
+        elif op == "dup":
+            lines.insert(i, lines[i])
+        elif op == "drop":
+            del lines[i]
+        elif op == "huge":
+            toks = lines[i].split(" ")
+            j = draw(st.integers(0, len(toks) - 1))
+            toks[j] = draw(st.sampled_from(["9" * 40, "-1", "1e309", "nan", "0x1F", "4636223281790821470", "N/A", "-"]))
+            lines[i] = " ".join(toks)
+        elif op == "binary":
+            blob = draw(st.binary(min_size=1, max_size=16)).decode("latin-1")
+            lines[i] = lines[i][: len(lines[i]) // 2] + blob + lines[i][len(lines[i]) // 2:]
+        elif op == "locale":
+            toks = lines[i].split(" ")
+            j = draw(st.integers(0, len(toks) - 1))
+            toks[j] = draw(st.sampled_from(LOCALE_WORDS))
+            lines[i] = " ".join(toks)
+        elif op == "swap" and len(lines) > 1:
+            k = draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[k] = lines[k], lines[i]
+        elif op == "empty_fields":
+            lines[i] = " ".join(lines[i].split()[::2]) + "\n"
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("key", sorted(PARSERS))
+def test_parser_returns_a_record_or_raises_parse_error(key):
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(mutated(key))
+    def run(text):
+        try:
+            PARSERS[key](text)
+        except ParseError as e:
+            assert str(e) and "\n" not in str(e)      # one line, for the log
+
+    run()
+
+
+@pytest.mark.parametrize("key", sorted(PARSERS))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.text(max_size=400))
+def test_arbitrary_text(key, text):
+    try:
+        PARSERS[key](text)
+    except ParseError:
+        pass
