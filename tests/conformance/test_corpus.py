@@ -128,7 +128,7 @@ EXACT = {
 # Exact samples whose format rule rejects them on purpose: file -> message.
 REJECTED = {
     # 'svmon -lP' segment rows cut out of their reports and interleaved with genld output.
-    "gh-cn-shared-lib-private-load-svmon-lP-segment-rows.txt": "segment row before any process row",
+    "gh-cn-shared-lib-private-load-svmon-lP-segment-rows.txt": "segment table before any process row",
     # five svmon -C segment lines quoted without their report.
     "gh-svmon-footprint-awk-segment-list-fragment.txt": "no process rows",
     # APAR texts quote single messages without the activity log's date and time.

@@ -65,7 +65,7 @@ def test_max_processes_caps_series_by_memory_use():
     ("     Pid Command          Inuse      Pin     Pgsp  Virtual 64-bit Mthrd  16MB\n"
      " 2687182 dsmserv         426493     9144    60847   456048      Y     Y     Q\n", "unknown large-page mode"),
     ("    Vsid      Esid Type Description              PSize  Inuse   Pin Pgsp Virtual\n"
-     "  1e8f17  80000000 work private load text            s   5878     0    0  5892\n", "segment row before any process"),
+     "  1e8f17  80000000 work private load text            s   5878     0    0  5892\n", "segment table before any process"),
     ("\x00\x01svmon", "binary data"),
 ])
 def test_svmon_p_bad_input(text, message):

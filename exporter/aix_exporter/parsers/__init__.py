@@ -47,14 +47,26 @@ _NUM_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
 def is_number(token: str) -> bool:
+    if token.isascii():
+        # fast paths for the common shapes: 123, 12.5 (same language as _NUM_RE)
+        if token.isdigit() or token.replace(".", "", 1).isdigit():
+            return True
     return bool(_NUM_RE.match(token))
+
+
+_INT_RE = re.compile(r"^[+-]?\d+$")
 
 
 def number(token: str, command: str = "", line_no: int = 0, line: str = "") -> float:
     """A decimal number token; integers stay exact as Python ints."""
+    if token.isascii():
+        if token.isdigit():
+            return int(token)
+        if token.replace(".", "", 1).isdigit():
+            return float(token)
     if not _NUM_RE.match(token):
         raise ParseError(f"{command}: not a number: {token!r}", line_no, line)
-    if re.match(r"^[+-]?\d+$", token):
+    if _INT_RE.match(token):
         return int(token)
     return float(token)
 

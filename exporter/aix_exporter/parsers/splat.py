@@ -92,18 +92,35 @@ def parse(text: str) -> SplatReport:
     held = None
     state = None        # None | "locks" | "functions" | "other_table"
     seen = False
+    functions = rep.functions
     for no, line in enumerate(lines, 1):
-        stripped = line.strip()
-        tokens = stripped.split()
-        m = _ELAPSED_RE.match(line)
-        if m:
-            rep.window_seconds = float(m.group(1))
-            seen = True
+        tokens = line.split()
+        if state == "functions":   # the bulk of a -da report: function detail rows
+            if not tokens:
+                state = None
+                continue
+            t0 = tokens[0]
+            if t0[0] == "^":
+                continue
+            if len(tokens) < 10:
+                raise ParseError(f"{COMMAND}: function detail row needs 9 numeric fields", no, line)
+            a, r, c = tokens[1], tokens[2], tokens[3]
+            if not (a.isascii() and a.isdigit() and c.isascii() and c.isdigit() and is_number(r) and all(is_number(t) for t in tokens[4:10])):
+                raise ParseError(f"{COMMAND}: function detail row needs 9 numeric fields", no, line)
+            functions.append(FunctionRow(t0, int(a), float(r), int(c)))
             continue
-        m = _HELD_RE.search(line)
-        if m and held is None:
-            held = float(m.group(1))
-        d = _DETAIL_RE.match(line)
+        stripped = line.strip()
+        if "Elapsed Real Time" in line:
+            m = _ELAPSED_RE.match(line)
+            if m:
+                rep.window_seconds = float(m.group(1))
+                seen = True
+                continue
+        if held is None and "Percent Held" in line:
+            m = _HELD_RE.search(line)
+            if m:
+                held = float(m.group(1))
+        d = _DETAIL_RE.match(line) if stripped[:1] == "[" else None
         if d and ("ADDRESS:" in tokens or "CLASS:" in tokens):
             kind = next((v for k, v in _DETAIL_TYPES.items() if k in d.group(1).upper()), "unknown")
             detail = LockRow(name=_detail_name(tokens), type=kind, acquisitions=0, spins=None,
@@ -142,12 +159,12 @@ def parse(text: str) -> SplatReport:
             if state in ("functions", "other_table"):
                 state = None
             continue
-        if stripped.startswith("( ...") or _RULE_RE.match(line):
+        if stripped.startswith("( ...") or (stripped[0] in "*=-^~+" and _RULE_RE.match(line)):
             if state == "locks" and set(stripped) == {"*"} and rep.locks:
                 state = None  # closing star rule of the per-lock summary
             continue
-        g = _GROSS_RE.match(line)
-        if g and state is None:
+        g = _GROSS_RE.match(line) if state is None and ":" in line else None
+        if g:
             rep.gross[_snake(g.group(1))] = int(g.group(4))
             seen = True
             continue
@@ -162,14 +179,6 @@ def parse(text: str) -> SplatReport:
                                          total_percent=_opt(tokens[6], no, line) or 0.0))
                 continue
             state = None  # the table ended without a rule
-        if state == "functions":
-            nums = tokens[1:]
-            if len(nums) < 9 or not all(is_number(t) for t in nums[:9]):
-                raise ParseError(f"{COMMAND}: function detail row needs 9 numeric fields", no, line)
-            rep.functions.append(FunctionRow(name=tokens[0], acquisitions=int(number(nums[0], COMMAND, no, line)),
-                                             miss_rate=float(number(nums[1], COMMAND, no, line)),
-                                             spin_count=int(number(nums[2], COMMAND, no, line))))
-            continue
     if not seen:
         raise ParseError(f"{COMMAND}: no splat section (execution summary, lock summary, function details) found")
     if rep.window_seconds is None:

@@ -96,6 +96,8 @@ class Process:
 
 
 def _val(tok, no, line, unit_bytes):
+    if tok.isdigit() and tok.isascii():
+        return int(tok)
     if tok == "-":
         return 0
     v = number(tok, COMMAND, no, line)
@@ -104,64 +106,81 @@ def _val(tok, no, line, unit_bytes):
     return v
 
 
+_HEADS = {"Pid", "PageSize", "Vsid"}
+
+
+def _is_rule(token: str) -> bool:
+    return token[0] in "-=" and token.strip(token[0]) == ""
+
+
 def parse(text: str) -> list:
     lines = text_lines(text, COMMAND)
     unit_bytes = None
     banner = False
-    for no, line in enumerate(lines, 1):
-        m = _UNIT_RE.match(line)
-        if m:
-            banner = True
-            unit = m.group(1).upper()
-            if unit not in _UNITS:
-                raise ParseError(f"{COMMAND}: unsupported unit {m.group(1)!r}", no, line)
-            unit_bytes = _UNITS[unit]
+    if "Unit:" in text:
+        for no, line in enumerate(lines, 1):
+            m = _UNIT_RE.match(line)
+            if m:
+                banner = True
+                unit = m.group(1).upper()
+                if unit not in _UNITS:
+                    raise ParseError(f"{COMMAND}: unsupported unit {m.group(1)!r}", no, line)
+                unit_bytes = _UNITS[unit]
     frame = unit_bytes or FRAME
     procs: list = []
     proc_cols = None
     seg_cols = None
+    has_psize = has_addr = False
     in_pagesize = False
     cur: Optional[Process] = None
     for no, line in enumerate(lines, 1):
         tokens = line.split()
-        if not tokens or set(line.strip()) <= {"-", "="} or _UNIT_RE.match(line):
+        if not tokens:
             continue
-        if tokens[:2] == ["Pid", "Command"]:
+        t0 = tokens[0]
+        if seg_cols is not None and t0 not in _HEADS and t0 != "Unit:":
+            # the bulk of a report: segment rows
+            if _is_rule(t0):
+                continue
+            if ".." in t0 or "=" in t0:
+                continue  # continuation: address range, source(s)=, children=
+            cur.segments.append(_segment_row(has_psize, has_addr, tokens, no, line, unit_bytes))
+            continue
+        if _is_rule(t0) or t0 == "Unit:":
+            continue
+        if t0 == "Pid" and tokens[1:2] == ["Command"]:
             proc_cols = tokens[2:]
             seg_cols = None
             in_pagesize = False
             continue
-        if tokens[0] == "PageSize":
+        if t0 == "PageSize":
             in_pagesize = True
             continue
-        if tokens[:2] == ["Vsid", "Esid"]:
+        if t0 == "Vsid" and tokens[1:2] == ["Esid"]:
+            if cur is None:
+                raise ParseError(f"{COMMAND}: segment table before any process row", no, line)
             seg_cols = tokens
+            has_psize, has_addr = "PSize" in tokens, "Addr" in tokens
             in_pagesize = False
             continue
-        if proc_cols is not None and seg_cols is None and not in_pagesize and tokens[0].isdigit() \
+        if proc_cols is not None and not in_pagesize and t0.isascii() and t0.isdigit() \
                 and len(tokens) >= 6 and all(is_number(t) for t in tokens[2:6]):
             cur = _process_row(proc_cols, tokens, no, line, unit_bytes, frame, banner)
             procs.append(cur)
             continue
-        if in_pagesize and _PS_ROW_RE.match(line):
-            if cur is None:
-                raise ParseError(f"{COMMAND}: PageSize row before any process row", no, line)
+        if in_pagesize:
             m = _PS_ROW_RE.match(line)
-            size = int(m.group(2)) * PAGE_SIZE_UNITS[m.group(3)]
-            vals = m.group(4).split()
-            if len(vals) != 4:
-                raise ParseError(f"{COMMAND}: PageSize row needs Inuse Pin Pgsp Virtual", no, line)
-            mult = unit_bytes or size
-            v = [_val(t, no, line, unit_bytes) * mult for t in vals]
-            cur.page_sizes[psize_label(int(m.group(2)), m.group(3))] = dict(zip(("inuse", "pin", "pgsp", "virtual"), v))
-            continue
-        if seg_cols is not None:
-            if line[:1].isspace() and (_RANGE_RE.match(tokens[0]) or "=" in tokens[0]):
-                continue  # continuation: address range, source(s)=, children=
-            if cur is None:
-                raise ParseError(f"{COMMAND}: segment row before any process row", no, line)
-            cur.segments.append(_segment_row(seg_cols, tokens, no, line, unit_bytes))
-            continue
+            if m:
+                if cur is None:
+                    raise ParseError(f"{COMMAND}: PageSize row before any process row", no, line)
+                size = int(m.group(2)) * PAGE_SIZE_UNITS[m.group(3)]
+                vals = m.group(4).split()
+                if len(vals) != 4:
+                    raise ParseError(f"{COMMAND}: PageSize row needs Inuse Pin Pgsp Virtual", no, line)
+                mult = unit_bytes or size
+                v = [_val(t, no, line, unit_bytes) * mult for t in vals]
+                cur.page_sizes[psize_label(int(m.group(2)), m.group(3))] = dict(zip(("inuse", "pin", "pgsp", "virtual"), v))
+                continue
         # anything else (prompts, prose) before a table is ignored
     if not procs:
         raise ParseError(f"{COMMAND}: no process rows found (no 'Pid Command' header with a row)")
@@ -185,23 +204,26 @@ def _process_row(cols, tokens, no, line, unit_bytes, frame, banner) -> Process:
                    unit_report=banner)
 
 
-def _segment_row(cols, tokens, no, line, unit_bytes) -> Segment:
-    has_psize = "PSize" in cols
-    if "Addr" in cols:  # old format: trailing address range(s)
+def _segment_row(has_psize, has_addr, tokens, no, line, unit_bytes) -> Segment:
+    if has_addr:  # old format: trailing address range(s)
         while tokens and (_RANGE_RE.match(tokens[-1]) or tokens[-1] == ":"):
             tokens = tokens[:-1]
-    try:
-        t_idx = next(i for i in range(1, min(len(tokens), 4)) if tokens[i] in _SEG_TYPES)
-    except StopIteration:
-        raise ParseError(f"{COMMAND}: segment row without a segment type", no, line) from None
+    n = len(tokens)
+    if n > 2 and tokens[2] in _SEG_TYPES:
+        t_idx = 2
+    elif n > 1 and tokens[1] in _SEG_TYPES:
+        t_idx = 1
+    elif n > 3 and tokens[3] in _SEG_TYPES:
+        t_idx = 3
+    else:
+        raise ParseError(f"{COMMAND}: segment row without a segment type", no, line)
     tail = 5 if has_psize else 4
-    if len(tokens) < t_idx + 1 + tail:
+    if n < t_idx + 1 + tail:
         raise ParseError(f"{COMMAND}: segment row too short", no, line)
-    right = tokens[-tail:]
-    psize = right[0] if has_psize else None
+    psize = tokens[n - 5] if has_psize else None
     if psize is not None and psize not in PSIZE_LETTER:
         raise ParseError(f"{COMMAND}: unknown PSize {psize!r}", no, line)
-    nums = [_val(t, no, line, unit_bytes) for t in right[-4:]]
-    return Segment(vsid=tokens[0], esid=" ".join(tokens[1:t_idx]), type=tokens[t_idx],
-                   description=" ".join(tokens[t_idx + 1:len(tokens) - tail]), psize=psize,
-                   inuse=nums[0], pin=nums[1], pgsp=nums[2], virtual=nums[3])
+    a, b, c, d = tokens[n - 4:]
+    return Segment(tokens[0], " ".join(tokens[1:t_idx]), tokens[t_idx], " ".join(tokens[t_idx + 1:n - tail]), psize,
+                   _val(a, no, line, unit_bytes), _val(b, no, line, unit_bytes),
+                   _val(c, no, line, unit_bytes), _val(d, no, line, unit_bytes))

@@ -57,17 +57,20 @@ def parse_lenient(text: str, allow_leading_continuation: bool = False) -> tuple:
     except ParseError as e:
         return [], e
     out, error = [], None
+    match = _MSG_RE.match
     for no, line in enumerate(lines, 1):
-        if not line.strip():
+        st = line.lstrip()
+        if not st:
             continue
-        m = _MSG_RE.match(line)
-        if m:
-            out.append(Message(date=m.group(1), time=m.group(2), msgid=m.group(3), severity=m.group(4), line_no=no))
-            continue
+        if st[0].isdigit():
+            m = match(line)
+            if m:
+                out.append(Message(m.group(1), m.group(2), m.group(3), m.group(4), no))
+                continue
         bad = None
-        if _BARE_ID_RE.match(line):
+        if st[:3].isupper() and _BARE_ID_RE.match(line):
             bad = "message without a date and time"
-        elif _DATE_ONLY_RE.match(line):
+        elif st[0].isdigit() and _DATE_ONLY_RE.match(line):
             bad = "dated line without a message id"
         elif not out and not allow_leading_continuation:
             bad = "text before the first dated message"

@@ -133,6 +133,29 @@ def svmon_p(s: State) -> str:
     return "\n".join(out) + "\n"
 
 
+def storage_agents_svmon(n: int) -> str:
+    """n small storage-agent processes (dsmsta), for scaling benchmarks."""
+    out = []
+    for k in range(n):
+        pid = 3014682 + 131 * k
+        s4, m64 = 20000 + 37 * k, 300 + k % 50
+        out += ["", "-" * 79,
+                "     Pid Command          Inuse      Pin     Pgsp  Virtual 64-bit Mthrd  16MB",
+                f"{pid:8d} dsmsta   {s4 + 16 * m64:13d}{4000:9d}{0:9d}{s4 + 16 * m64:9d}      Y     Y     N",
+                "", "     PageSize                Inuse        Pin       Pgsp    Virtual",
+                f"     s    4 KB  {s4:18d}{4000 - 16 * 10:11d}{0:11d}{s4:11d}",
+                f"     m   64 KB  {m64:18d}{10:11d}{0:11d}{m64:11d}",
+                "", "    Vsid      Esid Type Description              PSize  Inuse   Pin Pgsp Virtual",
+                f"{0x1160816 + k:>9x} {'11':>9} work text data BSS heap           s {s4:6} {0:5} {0:>4} {s4:>7}",
+                f"{0x8002ca:>9x} {'9ffffffe':>9} work shared library text          m {m64:6} {10:5} {0:>4} {m64:>7}"]
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def storage_agents_ps(n: int) -> str:
+    return "".join(f"{3014682 + 131 * k:9d}      - A    1:02 /usr/tivoli/tsm/StorageAgent/bin/dsmsta quiet "
+                   f"_=/usr/bin/nohup LANG=C PATH=/usr/bin:/etc:/usr/sbin LOGNAME=root\n" for k in range(n))
+
+
 def vmo(s: State) -> str:
     return (
         "NAME                      CUR    DEF    BOOT   MIN    MAX    UNIT           TYPE\n"

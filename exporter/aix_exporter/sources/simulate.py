@@ -1,4 +1,7 @@
-"""simulate:SCENARIO[?speed=N&seed=N&at=SECONDS]: the model renders each command's text.
+"""simulate:SCENARIO[?speed=N&seed=N&at=SECONDS&processes=N]: the model renders each command's text.
+
+`processes=N` adds N-1 storage-agent processes (dsmsta) to svmon -P and ps eww,
+to scale the series count for benchmarks (raise process.max_processes too).
 
 Simulated time: t = at + (wall clock - start) x speed, so `speed=60` plays a
 simulated hour per real minute. Timestamps the commands print (activity log,
@@ -19,12 +22,12 @@ from . import NotRunning, SourceError
 def parse_spec(arg: str) -> dict:
     name, _, query = arg.partition("?")
     opts = {k: v[-1] for k, v in parse_qs(query, strict_parsing=False).items()}
-    unknown = set(opts) - {"speed", "seed", "at"}
+    unknown = set(opts) - {"speed", "seed", "at", "processes"}
     if unknown:
-        raise ValueError(f"simulate: unknown option(s) {', '.join(sorted(unknown))} (speed, seed, at)")
+        raise ValueError(f"simulate: unknown option(s) {', '.join(sorted(unknown))} (speed, seed, at, processes)")
     try:
         return {"scenario": name, "speed": float(opts.get("speed", 1)), "seed": int(opts.get("seed", 1)),
-                "at": float(opts.get("at", 0))}
+                "at": float(opts.get("at", 0)), "processes": max(1, int(opts.get("processes", 1)))}
     except ValueError:
         raise ValueError(f"simulate: bad option value in {arg!r}") from None
 
@@ -36,7 +39,7 @@ class SimulatedSource:
         spec = parse_spec(arg)
         self.scenario = get(spec["scenario"])
         self.model = Model(self.scenario, seed=spec["seed"])
-        self.speed, self.at = spec["speed"], spec["at"]
+        self.speed, self.at, self.processes = spec["speed"], spec["at"], spec["processes"]
         self.clock = clock
         self.wall_start = clock()
         self.epoch0 = self.wall_start - self.at     # wall time of simulated t = 0
@@ -64,7 +67,7 @@ class SimulatedSource:
         if key == "svmon_G":
             return render.svmon_g(s)
         if key == "svmon_P":
-            return render.svmon_p(s)
+            return render.svmon_p(s) + render.storage_agents_svmon(self.processes - 1)
         if key == "vmo":
             return render.vmo(s)
         if key == "vmstat_v":
@@ -74,7 +77,7 @@ class SimulatedSource:
         if key == "iostat_tape":
             return render.iostat_tape(s)
         if key == "ps_env":
-            return render.ps_env(s)
+            return render.ps_env(s) + render.storage_agents_ps(self.processes - 1)
         if key == "splat":
             return render.splat(s, self.epoch(t))
         if key == "tsm_actlog":

@@ -1,0 +1,94 @@
+"""Helpers for the benchmarks: start servers on free loopback ports, scrape like Prometheus."""
+import gzip
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEADERS = {  # what Prometheus 2.x sends
+    "Accept": "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+              "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+    "Accept-Encoding": "gzip",
+    "User-Agent": "Prometheus/2.42.0",
+    "X-Prometheus-Scrape-Timeout-Seconds": "10",
+}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(argv):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "exporter"))
+    return subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def start_exporter(source, port, *extra):
+    return start([sys.executable, "-m", "aix_exporter.cli", "--config.file", os.path.join(ROOT, "bench", "bench.yml"),
+                  "--source", source, "--web.listen-address", f"127.0.0.1:{port}", "--log.level", "error", *extra])
+
+
+def wait(port, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            scrape(port)
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"port {port} not ready")
+
+
+def scrape(port, conn=None):
+    """One scrape; returns (seconds, uncompressed body)."""
+    own = conn is None
+    conn = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    t0 = time.perf_counter()
+    conn.request("GET", "/metrics", headers=HEADERS)
+    r = conn.getresponse()
+    body = r.read()
+    dt = time.perf_counter() - t0
+    if own:
+        conn.close()
+    if r.status != 200:
+        raise RuntimeError(f"status {r.status}")
+    if r.getheader("Content-Encoding") == "gzip":
+        body = gzip.decompress(body)
+    return dt, body
+
+
+def series(body: bytes) -> int:
+    return sum(1 for l in body.decode().splitlines() if l and not l.startswith("#"))
+
+
+def cpu_seconds(pid) -> float:
+    with open(f"/proc/{pid}/stat") as fh:
+        f = fh.read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return (int(f[11]) + int(f[12])) / tick
+
+
+def rss_bytes(pid) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def pct(values, p):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
+
+
+def stop(proc):
+    try:
+        os.killpg(proc.pid, 15)
+        proc.wait(10)
+    except Exception:
+        proc.kill()
