@@ -5,6 +5,14 @@ from ..parsers import svmon_g
 from . import Collector, Families
 
 
+_PAGE_SIZE_VALUES = (
+    ("inuse", "aix_memory_page_inuse_bytes", "Memory in use per page size (svmon -G PageSize inuse)."),
+    ("pin", "aix_memory_page_pinned_bytes", "Pinned memory per page size (svmon -G PageSize pin)."),
+    ("virtual", "aix_memory_page_virtual_bytes", "Virtual memory per page size (svmon -G PageSize virtual)."),
+    ("pgsp", "aix_memory_page_pgsp_bytes", "Paging space used per page size (svmon -G PageSize pgsp)."),
+)
+
+
 def families_from(rec: svmon_g.SvmonGlobal) -> list:
     f = Families()
     mem = {
@@ -31,10 +39,8 @@ def families_from(rec: svmon_g.SvmonGlobal) -> list:
             f.set(name, help_, value, {"type": seg})
     for ps in rec.page_sizes:
         lab = {"psize": ps.psize}
-        f.set("aix_memory_page_inuse_bytes", "Memory in use per page size (svmon -G PageSize inuse).", ps.inuse, lab)
-        f.set("aix_memory_page_pinned_bytes", "Pinned memory per page size (svmon -G PageSize pin).", ps.pin, lab)
-        f.set("aix_memory_page_virtual_bytes", "Virtual memory per page size (svmon -G PageSize virtual).", ps.virtual, lab)
-        f.set("aix_memory_page_pgsp_bytes", "Paging space used per page size (svmon -G PageSize pgsp).", ps.pgsp, lab)
+        for key, name, help_ in _PAGE_SIZE_VALUES:
+            f.set(name, help_, getattr(ps, key), lab)
         if ps.pool_size is not None:
             f.set("aix_memory_page_pool_size_bytes",
                   "Size of a fixed page pool (svmon -G PoolSize; the 16 MB pool set by lgpg_regions).",

@@ -27,12 +27,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import PAGE_SIZE_UNITS, ParseError, is_number, number, psize_label, text_lines
+from . import PAGE_SIZE_UNITS, UNIT_RE, ParseError, is_number, number, psize_label, svmon_unit, text_lines
 
 COMMAND = "svmon -G"
 FRAME_BYTES = 4096
-_UNIT_RE = re.compile(r"^\s*Unit:\s*(\w+)\s*$", re.IGNORECASE)
-_UNITS = {"PAGE": None, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 _MEM_COLS = {"size", "inuse", "free", "pin", "virtual", "available", "mmode"}
 _PS_ROW_RE = re.compile(r"^\s*([smLS])\s+(\d+)\s*(KB|MB|GB)\s+(.*)$")
 
@@ -77,17 +75,10 @@ def _split_reports(lines):
 
 def parse(text: str) -> SvmonGlobal:
     lines = text_lines(text, COMMAND)
-    unit = "PAGE"
-    for no, line in enumerate(lines, 1):
-        m = _UNIT_RE.match(line)
-        if m:
-            unit = m.group(1).upper()
-            if unit not in _UNITS:
-                raise ParseError(f"{COMMAND}: unsupported unit {m.group(1)!r} (use page, KB, MB or GB)", no, line)
-    unit_bytes = _UNITS[unit]
+    unit_bytes, banner = svmon_unit(lines, text, COMMAND)
     reports = _split_reports(lines)
     rec = _parse_report(reports[-1], unit_bytes)
-    rec.unit = unit.lower() if unit != "PAGE" else "page"
+    rec.unit = {None: "page", 1 << 10: "kb", 1 << 20: "mb", 1 << 30: "gb"}[unit_bytes]
     rec.reports = len(reports)
     return rec
 
@@ -110,7 +101,7 @@ def _parse_report(report, unit_bytes) -> SvmonGlobal:
     longreal_cols = None
     for no, line in report:
         tokens = line.split()
-        if not tokens or set(line.strip()) <= {"-"} or _UNIT_RE.match(line):
+        if not tokens or set(line.strip()) <= {"-"} or UNIT_RE.match(line):
             continue
         first = tokens[0]
         if first == "size" and set(tokens) <= _MEM_COLS:

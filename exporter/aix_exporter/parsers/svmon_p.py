@@ -28,14 +28,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import PAGE_SIZE_UNITS, ParseError, is_number, number, psize_label, text_lines
+from . import PAGE_SIZE_UNITS, ParseError, is_number, number, psize_label, svmon_unit, text_lines
 
 COMMAND = "svmon -P"
 FRAME = 4096
 PSIZE_LETTER = {"s": ("4K", 4096), "m": ("64K", 65536), "L": ("16M", 16 << 20), "S": ("16G", 16 << 30),
                 "sm": ("4K", 4096)}
-_UNITS = {"PAGE": None, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
-_UNIT_RE = re.compile(r"^\s*Unit:\s*(\w+)\s*$", re.IGNORECASE)
 _SEG_TYPES = {"work", "pers", "clnt", "mmap", "rmap"}
 _PS_ROW_RE = re.compile(r"^\s*([smLS])\s+(\d+)\s*(KB|MB|GB)\s+(.*)$")
 _RANGE_RE = re.compile(r"^\d+\.\.\d+:?$")
@@ -115,17 +113,7 @@ def _is_rule(token: str) -> bool:
 
 def parse(text: str) -> list:
     lines = text_lines(text, COMMAND)
-    unit_bytes = None
-    banner = False
-    if "Unit:" in text:
-        for no, line in enumerate(lines, 1):
-            m = _UNIT_RE.match(line)
-            if m:
-                banner = True
-                unit = m.group(1).upper()
-                if unit not in _UNITS:
-                    raise ParseError(f"{COMMAND}: unsupported unit {m.group(1)!r}", no, line)
-                unit_bytes = _UNITS[unit]
+    unit_bytes, banner = svmon_unit(lines, text, COMMAND)
     frame = unit_bytes or FRAME
     procs: list = []
     proc_cols = None
