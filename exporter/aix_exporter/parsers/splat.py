@@ -40,6 +40,8 @@ _DETAIL_RE = re.compile(r"^\s*\[([^\]]+)\]")
 _DETAIL_TYPES = {"SIMPLE": "simple", "COMPLEX": "complex", "MUTEX": "mutex", "CONDVAR": "condvar",
                  "RWLOCK": "rwlock", "RUNQ": "runq", "KRLOCK": "krlock"}
 _TOTAL_ACQ_RE = re.compile(r"^\s*Total Acquisitions:\s+(\d+)")
+# name, acquisitions, miss rate, spin count, then wait/transform, busy and four percentages
+_FUNC_RE = re.compile(r"^\s*(\S+)\s+(\d+)\s+(\d+(?:\.\d*)?)\s+(\d+)(?:\s+\d+(?:\.\d*)?){6}(?:\s|$)", re.ASCII)
 _RULE_RE = re.compile(r"^[\s*=\-^~+]+$")
 
 
@@ -93,22 +95,21 @@ def parse(text: str) -> SplatReport:
     state = None        # None | "locks" | "functions" | "other_table"
     seen = False
     functions = rep.functions
+    func_match = _FUNC_RE.match
     for no, line in enumerate(lines, 1):
-        tokens = line.split()
         if state == "functions":   # the bulk of a -da report: function detail rows
-            if not tokens:
+            m = func_match(line)
+            if m:
+                functions.append(FunctionRow(m.group(1), int(m.group(2)), float(m.group(3)), int(m.group(4))))
+                continue
+            st = line.strip()
+            if not st:
                 state = None
                 continue
-            t0 = tokens[0]
-            if t0[0] == "^":
+            if st[0] == "^":
                 continue
-            if len(tokens) < 10:
-                raise ParseError(f"{COMMAND}: function detail row needs 9 numeric fields", no, line)
-            a, r, c = tokens[1], tokens[2], tokens[3]
-            if not (a.isascii() and a.isdigit() and c.isascii() and c.isdigit() and is_number(r) and all(is_number(t) for t in tokens[4:10])):
-                raise ParseError(f"{COMMAND}: function detail row needs 9 numeric fields", no, line)
-            functions.append(FunctionRow(t0, int(a), float(r), int(c)))
-            continue
+            raise ParseError(f"{COMMAND}: function detail row needs 9 numeric fields", no, line)
+        tokens = line.split()
         stripped = line.strip()
         if "Elapsed Real Time" in line:
             m = _ELAPSED_RE.match(line)
