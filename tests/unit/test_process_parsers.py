@@ -42,7 +42,7 @@ def test_two_processes_16m_mandatory_and_y_totals_match_pagesize_tables():
 
 
 def test_unit_kb_summary_has_totals_but_no_page_size_detail():
-    procs = svmon_p.parse(fixture_text("svmon_P", "aix53-lpage-and-unit-kb-summary.txt"))
+    procs = svmon_p.parse(fixture_text("svmon_P", "unit-kb-summary-basic.txt"))
     assert [p.pid for p in procs] == [2753002, 3014682]
     assert procs[0].inuse == 2019412 * 1024 and procs[0].by_psize() == {}
     m = samples(families_from(procs))
@@ -97,3 +97,11 @@ def test_ps_env_ldr_cntrl():
 def test_ps_env_bad_input(text, message):
     with pytest.raises(ParseError, match=message):
         ps_env.parse(text)
+
+
+def test_aix53_lpage_column_gives_the_mode_and_old_rows_are_4k():
+    (p,) = svmon_p.parse(fixture_text("svmon_P", "aix53-lpage-column.txt"))
+    assert (p.pid, p.large_page_mode, p.heap_segments) == (929856, "Y", 2)
+    assert [s.psize for s in p.segments] == [None] * 4        # no PSize column: the LPage flag column instead
+    assert p.segments[3].description == "/dev/hd2:176297" and p.segments[3].pgsp == 0
+    assert p.by_psize() == {"4K": {"inuse": 412301 * P4K, "pin": 8721 * P4K, "pgsp": 21455 * P4K, "virtual": 431187 * P4K}}

@@ -12,8 +12,8 @@ Format rules (tests/fixtures/svmon_P, ../shared/corpus/svmon-P, seed 000):
 * An optional ``PageSize Inuse Pin Pgsp Virtual`` table: rows ``s 4 KB``,
   ``m 64 KB``, ``L 16 MB``, ``S 16 GB``; values in that row's page size
   (without ``Unit:``), e.g. 42 + 16x1012 + 4096x18 = 89962 frames.
-* Segment rows under ``Vsid Esid Type Description [PSize] Inuse Pin Pgsp
-  Virtual [Addr Range]``: Esid may be ``-`` or ``* -`` (two tokens), the
+* Segment rows under ``Vsid Esid Type Description [PSize|LPage] Inuse Pin Pgsp
+  Virtual [Addr Range]`` (the header says how many fields follow the description): Esid may be ``-`` or ``* -`` (two tokens), the
   description may be empty or several words, ``-`` in Pgsp/Virtual means none.
   Read from both ends: Vsid, Esid.., Type (work pers clnt mmap rmap), then
   from the right Virtual Pgsp Pin Inuse [PSize]. Values are in the segment's
@@ -132,7 +132,7 @@ def parse(text: str) -> list:
                 continue
             if ".." in t0 or "=" in t0:
                 continue  # continuation: address range, source(s)=, children=
-            cur.segments.append(_segment_row(has_psize, has_addr, tokens, no, line, unit_bytes))
+            cur.segments.append(_segment_row(has_psize, has_addr, tail, tokens, no, line, unit_bytes))
             continue
         if _is_rule(t0) or t0 == "Unit:":
             continue
@@ -149,6 +149,9 @@ def parse(text: str) -> list:
                 raise ParseError(f"{COMMAND}: segment table before any process row", no, line)
             seg_cols = tokens
             has_psize, has_addr = "PSize" in tokens, "Addr" in tokens
+            # fields after the description: PSize (or 5.3's per-segment LPage flag) and four values
+            tail = len(tokens) - tokens.index("Description") - 1 - (2 if has_addr else 0) \
+                if "Description" in tokens else (5 if has_psize else 4)
             in_pagesize = False
             continue
         if proc_cols is not None and not in_pagesize and t0.isascii() and t0.isdigit() \
@@ -192,7 +195,7 @@ def _process_row(cols, tokens, no, line, unit_bytes, frame, banner) -> Process:
                    unit_report=banner)
 
 
-def _segment_row(has_psize, has_addr, tokens, no, line, unit_bytes) -> Segment:
+def _segment_row(has_psize, has_addr, tail, tokens, no, line, unit_bytes) -> Segment:
     if has_addr:  # old format: trailing address range(s)
         while tokens and (_RANGE_RE.match(tokens[-1]) or tokens[-1] == ":"):
             tokens = tokens[:-1]
@@ -205,7 +208,6 @@ def _segment_row(has_psize, has_addr, tokens, no, line, unit_bytes) -> Segment:
         t_idx = 3
     else:
         raise ParseError(f"{COMMAND}: segment row without a segment type", no, line)
-    tail = 5 if has_psize else 4
     if n < t_idx + 1 + tail:
         raise ParseError(f"{COMMAND}: segment row too short", no, line)
     psize = tokens[n - 5] if has_psize else None
