@@ -111,7 +111,7 @@ def main(argv=None) -> int:
     if args.once:
         from prometheus_client import generate_latest
         exporter.collect_all()
-        sys.stdout.write(generate_latest(exporter.registry(on_scrape=False)).decode())
+        sys.stdout.write(generate_latest(exporter.registry()).decode())
         return 0
     from .web import make_server
     exporter.start_background({"vmstat": settings.vmstat.interval_seconds * 2,
@@ -124,7 +124,10 @@ def main(argv=None) -> int:
     log.info("msg=listening address=%s tls=%s basic_auth=%s source=%s collectors=%s version=%s", args.listen,
              web_config.ssl_context is not None, bool(web_config.users), source.name,
              ",".join(c.name for c in collectors), __version__)
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    def on_term(signum, frame):
+        raise KeyboardInterrupt   # stop serving like Ctrl-C: the finally block cleans up
+
+    signal.signal(signal.SIGTERM, on_term)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

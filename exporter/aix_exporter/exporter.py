@@ -129,7 +129,7 @@ class Exporter:
         with self._scrape_lock:
             body = self._rendered.get(key)
             if body is None:
-                body = encoder(self.registry(on_scrape=False))
+                body = encoder(self.registry())
                 if gzipped:
                     body = _gzip.compress(body, compresslevel=1)
                 self._rendered[key] = body
@@ -181,13 +181,12 @@ class Exporter:
         build.add_metric([__version__], 1.0)
         return _merge(out) + [success, duration, last, build]
 
-    def registry(self, on_scrape: bool = True) -> CollectorRegistry:
+    def registry(self) -> CollectorRegistry:
+        """A registry serving the current results (collection is scrape()'s job)."""
         exporter = self
 
         class _Bridge:
             def collect(self):
-                if on_scrape:
-                    exporter.scrape()
                 return exporter.families()
 
         reg = CollectorRegistry(auto_describe=False)
