@@ -36,18 +36,28 @@ def families_from(procs: list, max_processes: int = 20) -> list:
     return f.result()
 
 
-class ProcessCollector(Collector):
+class _MonitoredProcesses(Collector):
+    """Reads a per-process report; no monitored process running is no data, not a failure."""
+
+    @property
+    def limit(self) -> int:
+        return self.settings.process.max_processes if self.settings else 20
+
+    def read_running(self, source, key):
+        try:
+            return source.read(key)
+        except NotRunning:
+            return None
+
+
+class ProcessCollector(_MonitoredProcesses):
     name = "process"
     keys = ("svmon_P",)
     help = "svmon -P of the monitored processes (dsmserv, dsmsta): page sizes, 16MB mode, heap segments"
 
     def collect(self, source) -> list:
-        limit = self.settings.process.max_processes if self.settings else 20
-        try:
-            text = source.read("svmon_P")
-        except NotRunning:
-            return families_from([], limit)
-        return families_from(svmon_p.parse(text), limit)
+        text = self.read_running(source, "svmon_P")
+        return families_from([] if text is None else svmon_p.parse(text), self.limit)
 
 
 def ldr_families(envs: list, max_processes: int = 20) -> list:
@@ -61,15 +71,11 @@ def ldr_families(envs: list, max_processes: int = 20) -> list:
     return f.result()
 
 
-class LdrCntrlCollector(Collector):
+class LdrCntrlCollector(_MonitoredProcesses):
     name = "ldr_cntrl"
     keys = ("ps_env",)
     help = "ps eww of the monitored processes: LDR_CNTRL (LARGE_PAGE_DATA, page sizes) in effect"
 
     def collect(self, source) -> list:
-        limit = self.settings.process.max_processes if self.settings else 20
-        try:
-            text = source.read("ps_env")
-        except NotRunning:
-            return []
-        return ldr_families(ps_env.parse(text), limit)
+        text = self.read_running(source, "ps_env")
+        return [] if text is None else ldr_families(ps_env.parse(text), self.limit)
