@@ -32,7 +32,6 @@ def measure(src, cycles, settings):
 
 
 def main():
-    import argparse
     ap = argparse.ArgumentParser()
     ap.add_argument("--cycles", type=int, default=200)
     args = ap.parse_args()

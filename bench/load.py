@@ -47,8 +47,8 @@ def main():
         lat, errors = run(port, args.clients, args.seconds)
     finally:
         stop(proc)
-    print(f"| clients | seconds | min-interval | scrapes | errors | p50 ms | p99 ms | max ms |")
-    print(f"|---|---|---|---|---|---|---|---|")
+    print("| clients | seconds | min-interval | scrapes | errors | p50 ms | p99 ms | max ms |")
+    print("|---|---|---|---|---|---|---|---|")
     print(f"| {args.clients} | {args.seconds:g} | {args.min_interval}s | {len(lat)} | {len(errors)} | "
           f"{pct(lat, 50) * 1000:.1f} | {pct(lat, 99) * 1000:.1f} | {max(lat) * 1000:.1f} |")
     if errors:

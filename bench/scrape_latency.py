@@ -23,8 +23,8 @@ def main():
     ne_port = free_port()
     ne = start([ne_bin, f"--web.listen-address=127.0.0.1:{ne_port}"])
     wait(ne_port)
-    print(f"| target | series | p50 ms | p99 ms | CPU ms/scrape | scrapes |")
-    print(f"|---|---|---|---|---|---|")
+    print("| target | series | p50 ms | p99 ms | CPU ms/scrape | scrapes |")
+    print("|---|---|---|---|---|---|")
     try:
         for label, procs in SIZES.items():
             port = free_port()

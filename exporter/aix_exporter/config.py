@@ -78,10 +78,10 @@ def _build(cls, data, path):
         raise ConfigError(f"{path or 'config'}: unknown key(s) {', '.join(map(str, unknown))}; "
                           f"known: {', '.join(known)}")
     kwargs = {}
+    defaults = cls()
     for name, value in data.items():
-        f = known[name]
         where = f"{path}.{name}" if path else name
-        default = cls().__getattribute__(name)
+        default = getattr(defaults, name)
         if is_dataclass(default):
             kwargs[name] = _build(type(default), value, where)
             continue

@@ -9,7 +9,7 @@ import bcrypt
 import pytest
 
 from tests.conftest import FIXTURES, free_port
-from tests.e2e.helpers import start, stop, wait_http
+from tests.e2e.helpers import start, stop
 
 REPLAY = FIXTURES / "replay" / "tsm-lpar"
 

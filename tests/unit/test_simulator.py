@@ -4,7 +4,7 @@ import pytest
 from aix_exporter.collectors import registry
 from aix_exporter.config import Settings
 from aix_exporter.exporter import Exporter
-from aix_exporter.simulate.model import FRAMES_PER_LARGE, KERNEL_L, LARGE
+from aix_exporter.simulate.model import KERNEL_L, LARGE
 from aix_exporter.simulate.scenarios import SCENARIOS
 from aix_exporter.sources.simulate import SimulatedSource, parse_spec
 from tests.unit.helpers import samples

@@ -7,7 +7,7 @@ values.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from typing import Iterable, Optional
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 

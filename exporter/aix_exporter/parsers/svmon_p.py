@@ -119,6 +119,7 @@ def parse(text: str) -> list:
     proc_cols = None
     seg_cols = None
     has_psize = has_addr = False
+    tail = 4
     in_pagesize = False
     cur: Optional[Process] = None
     for no, line in enumerate(lines, 1):
