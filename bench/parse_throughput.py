@@ -18,11 +18,16 @@ FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 
 
 def big_splat(target=50 << 20):
+    """A long `splat -da` report: the TSM fixture's execution summary and lock summaries, then
+    its lock detail section (function and thread tables eight times as long) repeated."""
     base = open(os.path.join(FIX, "splat", "tsm-4k-pin-seg-range.txt")).read()
     head, detail = base.split("[AIX SIMPLE Lock]", 1)
-    detail = "[AIX SIMPLE Lock]" + detail.split("                   Acqui-  Miss  Spin  Transf.")[0]
-    func = [l for l in detail.splitlines() if l.startswith(".")]
-    detail = detail.replace("\n".join(func), "\n".join(func * 8))
+    detail = "[AIX SIMPLE Lock]" + detail
+    for prefix in (".", "     1"):  # function rows, thread rows
+        rows = [l for l in detail.splitlines() if l.startswith(prefix)]
+        detail = detail.replace("\n".join(rows), "\n".join(rows * 8))
+    if not detail.endswith("\n\n"):
+        detail += "\n"
     parts, size = [head], len(head)
     while size < target:
         parts.append(detail)

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from aix_exporter.collectors.splat import aggregate_functions, families_from as splat_families
+from aix_exporter.collectors.splat import families_from as splat_families, rank_functions
 from aix_exporter.collectors.tape import TapeCollector
 from aix_exporter.collectors.tsm import TsmCollector
 from aix_exporter.config import Settings
@@ -20,8 +20,9 @@ def test_splat_report_sections():
     assert [l.name for l in rep.locks][:2] == ["F10007165096B6F8", "F100071650963FB8"]
     assert rep.locks[0].type == "disabled_simple" and rep.locks[0].acquisitions == 28925
     assert rep.locks[0].miss_percent == 10.2795 and rep.locks[0].spins == 3314
-    assert [(f.name, f.acquisitions, f.miss_rate, f.spin_count) for f in rep.functions] == [
-        (".pin_seg_range", 75968, 25.18, 25569), (".xlpin", 6040, 9.51, 635), (".as_geth", 1578, 12.58, 227)]
+    assert [(f.name, f.acquisitions, f.spin_count) for f in rep.functions.values()] == [
+        (".pin_seg_range", 75968, 25569), (".xlpin", 6040, 635), (".as_geth", 1578, 227)]
+    assert [round(f.miss_ratio, 10) for f in rep.functions.values()] == [0.2518, 0.0951, 0.1258]
     assert rep.details[0].acquisitions == 83586 and rep.details[0].miss_percent == 25.18
     m = samples(splat_families(rep, top_n=2))
     assert m[("aix_splat_function_miss_ratio", (("function", ".pin_seg_range"),))] == 0.2518
@@ -32,12 +33,20 @@ def test_splat_report_sections():
     assert len([k for k in m if k[0] == "aix_splat_function_acquisitions"]) == 2
 
 
-def test_function_rows_of_several_locks_aggregate_by_misses():
-    rows = [splat.FunctionRow(".pin_seg_range", 1000, 30.0, 10), splat.FunctionRow(".pin_seg_range", 3000, 10.0, 5),
-            splat.FunctionRow(".tcp_input0", 5000, 1.0, 1)]
-    agg = aggregate_functions(rows)
-    assert agg[0] == (".pin_seg_range", 4000, pytest.approx(0.15), 15)
-    assert agg[1][0] == ".tcp_input0"
+def test_function_rows_of_several_locks_sum_while_reading_and_rank_by_misses():
+    text = fixture_text("splat", "tsm-4k-pin-seg-range.txt")
+    head, detail = text.split("[AIX SIMPLE Lock]", 1)
+    second = ("[AIX SIMPLE Lock]" + detail).replace(".pin_seg_range     75968  25.18  25569",
+                                                     ".pin_seg_range      1000  30.00     10")
+    rep = splat.parse(head + "[AIX SIMPLE Lock]" + detail + "\n" + second)
+    pin = rep.functions[".pin_seg_range"]
+    assert (pin.acquisitions, pin.spin_count) == (76968, 25579)
+    assert pin.misses == pytest.approx(75968 * 0.2518 + 1000 * 0.30)
+    assert pin.miss_ratio == pytest.approx((75968 * 0.2518 + 300) / 76968)
+    assert rep.functions[".xlpin"].acquisitions == 2 * 6040 and len(rep.functions) == 3
+    ranked = rank_functions({"a": splat.FunctionStats("a", 5000, 50.0, 1), "b": splat.FunctionStats("b", 4000, 600.0, 15),
+                             "c": splat.FunctionStats("c", 9000, 50.0, 2)})
+    assert [f.name for f in ranked] == ["b", "c", "a"]   # misses first, then acquisitions
 
 
 def test_splat_cut_in_the_middle_is_an_error():

@@ -5,18 +5,9 @@ from ..parsers import splat
 from . import Collector, Families
 
 
-def aggregate_functions(rows: list) -> list:
-    """One row per function: the same function appears under several locks."""
-    acc: dict = {}
-    for r in rows:
-        a = acc.setdefault(r.name, [0, 0.0, 0])
-        a[0] += r.acquisitions
-        a[1] += r.acquisitions * r.miss_rate / 100.0
-        a[2] += r.spin_count
-    out = [(name, acq, (misses / acq) if acq else 0.0, spins) for name, (acq, misses, spins) in acc.items()]
-    # rank by lock misses, then acquisitions: the contended pin routine comes first
-    out.sort(key=lambda t: (-t[1] * t[2], -t[1], t[0]))
-    return out
+def rank_functions(functions: dict) -> list:
+    """Functions by lock misses, then acquisitions: the contended pin routine comes first."""
+    return sorted(functions.values(), key=lambda f: (-f.misses, -f.acquisitions, f.name))
 
 
 def families_from(rep: splat.SplatReport, top_n: int = 10, report_time=None) -> list:
@@ -25,12 +16,13 @@ def families_from(rep: splat.SplatReport, top_n: int = 10, report_time=None) -> 
         f.set("aix_splat_window_seconds", "Length of the traced window the splat report covers.", rep.window_seconds)
     if report_time is not None:
         f.set("aix_splat_report_timestamp_seconds", "Unix time the splat report was produced.", report_time)
-    for name, acq, ratio, spins in aggregate_functions(rep.functions)[:top_n]:
-        lab = {"function": name}
-        f.set("aix_splat_function_acquisitions", "Lock acquisitions by the function in the window (splat -da).", acq, lab)
+    for fn in rank_functions(rep.functions)[:top_n]:
+        lab = {"function": fn.name}
+        f.set("aix_splat_function_acquisitions", "Lock acquisitions by the function in the window (splat -da).",
+              fn.acquisitions, lab)
         f.set("aix_splat_function_miss_ratio", "Share of the function's lock acquisitions that missed (0-1).",
-              round(ratio, 8), lab)
-        f.set("aix_splat_function_spin_count", "Spins of the function on the lock in the window.", spins, lab)
+              round(fn.miss_ratio, 8), lab)
+        f.set("aix_splat_function_spin_count", "Spins of the function on the lock in the window.", fn.spin_count, lab)
     locks = rep.locks or rep.details
     for l in sorted(locks, key=lambda l: -l.acquisitions)[:top_n]:
         lab = {"lock": l.name, "type": l.type}

@@ -34,7 +34,7 @@ def text_lines(text: str, command: str) -> list[str]:
     Rejects empty output and binary data (NUL bytes or undecodable bytes that the
     source replaced with U+FFFD) with a ParseError.
     """
-    if text is None or not text.strip():
+    if text is None or not text or text.isspace():  # (not text.strip(): no copy of a large report)
         raise ParseError(f"{command}: empty output")
     if "\x00" in text or "\ufffd" in text:
         for i, line in enumerate(text.splitlines(), 1):
@@ -47,6 +47,8 @@ _NUM_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
 def is_number(token: str) -> bool:
+    if not token or not (token[0] in "+-." or token[0].isdigit()):
+        return False  # fast reject of words (the regex needs a sign, a dot or a digit first)
     if token.isascii():
         # fast paths for the common shapes: 123, 12.5 (same language as _NUM_RE)
         if token.isdigit() or token.replace(".", "", 1).isdigit():

@@ -25,7 +25,10 @@ Sections read (tests/fixtures/splat, ../shared/corpus/splat, seed 000):
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import islice
 from typing import Optional
 
 from . import ParseError, is_number, number, text_lines
@@ -42,7 +45,18 @@ _DETAIL_TYPES = {"SIMPLE": "simple", "COMPLEX": "complex", "MUTEX": "mutex", "CO
 _TOTAL_ACQ_RE = re.compile(r"^\s*Total Acquisitions:\s+(\d+)")
 # name, acquisitions, miss rate, spin count, then wait/transform, busy and four percentages
 _FUNC_RE = re.compile(r"^\s*(\S+)\s+(\d+)\s+(\d+(?:\.\d*)?)\s+(\d+)(?:\s+\d+(?:\.\d*)?){6}(?:\s|$)", re.ASCII)
+# The same rule over a block of whole lines, one match per line (a line holds no newline);
+# ``\d+\.?\d*`` is ``\d+(?:\.\d*)?`` written so that the regex engine backtracks less.
+_DEC = r"\d+\.?\d*"
+_FUNC_ROWS_RE = re.compile(r"^[ \t]*(\S+)[ \t]+(\d+)[ \t]+(%s)[ \t]+(\d+)%s(?:[ \t].*)?$" % (_DEC, (r"[ \t]+" + _DEC) * 6),
+                           re.ASCII | re.MULTILINE)
 _RULE_RE = re.compile(r"^[\s*=\-^~+]+$")
+_RULE_CHARS = "*=-^~+"
+
+
+def _is_rule(stripped: str) -> bool:
+    """A rule line: only rule characters and blanks (the regex decides the rare mixed cases)."""
+    return not stripped.strip("*=-^~+ ") or bool(_RULE_RE.match(stripped))
 
 
 @dataclass
@@ -56,18 +70,24 @@ class LockRow:
 
 
 @dataclass
-class FunctionRow:
+class FunctionStats:
+    """A function's rows under every lock detail of the report, summed while reading (a long
+    report has 100,000s of rows and few distinct functions)."""
     name: str
-    acquisitions: int
-    miss_rate: float     # percent
-    spin_count: int
+    acquisitions: int = 0
+    misses: float = 0.0     # missed acquisitions: the sum of acquisitions x miss rate
+    spin_count: int = 0
+
+    @property
+    def miss_ratio(self) -> float:
+        return self.misses / self.acquisitions if self.acquisitions else 0.0
 
 
 @dataclass
 class SplatReport:
     window_seconds: Optional[float] = None
     locks: list = field(default_factory=list)
-    functions: list = field(default_factory=list)
+    functions: dict = field(default_factory=dict)   # name -> FunctionStats, in order of appearance
     gross: dict = field(default_factory=dict)   # kind -> acquisitions
     details: list = field(default_factory=list)  # LockRow from lock detail sections (spins None)
 
@@ -80,6 +100,13 @@ def _snake(label: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
 
 
+@lru_cache(maxsize=64)
+def _detail_kind(label: str) -> str:
+    """'AIX SIMPLE Lock' -> 'simple', 'PThread MUTEX' -> 'mutex' (a report names few kinds)."""
+    label = label.upper()
+    return next((v for k, v in _DETAIL_TYPES.items() if k in label), "unknown")
+
+
 def _detail_name(tokens) -> str:
     """CLASS when the section names one, else ADDRESS."""
     for key in ("CLASS:", "ADDRESS:"):
@@ -88,30 +115,81 @@ def _detail_name(tokens) -> str:
     return ""
 
 
+def _consume(iterator, n: int) -> None:
+    """Advance an iterator by n items at C speed (itertools recipe)."""
+    deque(islice(iterator, n), maxlen=0)
+
+
+def _table_end(lines: list, start: int) -> int:
+    """Index of the blank line that ends the table starting at lines[start] (len(lines) if none).
+    Lines are right-stripped, so a blank line is the empty string."""
+    try:
+        return lines.index("", start)
+    except ValueError:
+        return len(lines)
+
+
+def _add_function_rows(acc: dict, rows) -> None:
+    """Sum (name, acquisitions, miss rate %, spin count) rows into acc[name] = [acq, acq x rate, spins]."""
+    for name, acq, rate, spins in rows:
+        a = int(acq)
+        f = acc.get(name)
+        if f is None:
+            f = acc[name] = [0, 0.0, 0]
+        f[0] += a
+        f[1] += a * float(rate)
+        f[2] += int(spins)
+
+
+def _function_rows(lines: list, start: int, end: int) -> Optional[list]:
+    """The function rows lines[start:end] (after the optional ^ underline) as (name, acquisitions,
+    miss rate, spin count) strings in one regex pass, or None when any line is not a plain row
+    (the line-by-line path then decides)."""
+    while start < end and lines[start].lstrip()[:1] == "^":
+        start += 1
+    rows = _FUNC_ROWS_RE.findall("\n".join(lines[start:end]))
+    if len(rows) != end - start:
+        return None
+    return rows
+
+
+
+
+def _inert(block: str) -> bool:
+    """True when no line of a ThreadID table's block can change the parser's state (none holds
+    a section anchor): the table is then skipped to its blank line in one step."""
+    return not ("[" in block or "%Miss" in block or "Function" in block or "Elapsed Real Time" in block
+                or "Percent Held" in block)
+
+
 def parse(text: str) -> SplatReport:
     lines = text_lines(text, COMMAND)
     rep = SplatReport()
     held = None
-    state = None        # None | "locks" | "functions" | "other_table"
+    state = None        # None | "detail" | "locks" | "functions" | "other_table"
     seen = False
-    functions = rep.functions
+    detail = None
+    functions: dict = {}
     func_match = _FUNC_RE.match
-    for no, line in enumerate(lines, 1):
-        if state == "functions":   # the bulk of a -da report: function detail rows
+    it = enumerate(lines, 1)
+    for no, line in it:
+        if not line:  # blank: ends function and thread tables
+            if state == "functions" or state == "other_table":
+                state = None
+            continue
+        if state == "functions":   # only when the block pass declined: line by line
             m = func_match(line)
             if m:
-                functions.append(FunctionRow(m.group(1), int(m.group(2)), float(m.group(3)), int(m.group(4))))
+                _add_function_rows(functions, (m.groups(),))
                 continue
-            st = line.strip()
-            if not st:
-                state = None
-                continue
-            if st[0] == "^":
+            if line.lstrip()[0] == "^":
                 continue
             raise ParseError(f"{COMMAND}: function detail row needs 9 numeric fields", no, line)
-        tokens = line.split()
-        stripped = line.strip()
-        if "Elapsed Real Time" in line:
+        # The checks below run in the order of the format rules; each is gated on the first
+        # character it can start with, so that most lines cost a few comparisons.
+        stripped = line.lstrip()
+        c = stripped[0]
+        if c == "E" and "Elapsed Real Time" in line:
             m = _ELAPSED_RE.match(line)
             if m:
                 rep.window_seconds = float(m.group(1))
@@ -121,46 +199,59 @@ def parse(text: str) -> SplatReport:
             m = _HELD_RE.search(line)
             if m:
                 held = float(m.group(1))
-        d = _DETAIL_RE.match(line) if stripped[:1] == "[" else None
-        if d and ("ADDRESS:" in tokens or "CLASS:" in tokens):
-            kind = next((v for k, v in _DETAIL_TYPES.items() if k in d.group(1).upper()), "unknown")
-            detail = LockRow(name=_detail_name(tokens), type=kind, acquisitions=0, spins=None,
-                             miss_percent=None, total_percent=0.0)
-            rep.details.append(detail)
-            state = "detail"
-            seen = True
-            continue
-        if state == "detail" and tokens[:1] == ["ADDRESS:"]:  # the address on its own line
-            detail.name = detail.name or _detail_name(tokens)
-            continue
+        if c == "[":
+            d = _DETAIL_RE.match(line)
+            tokens = line.split()
+            if d and ("ADDRESS:" in tokens or "CLASS:" in tokens):
+                kind = _detail_kind(d.group(1))
+                detail = LockRow(name=_detail_name(tokens), type=kind, acquisitions=0, spins=None,
+                                 miss_percent=None, total_percent=0.0)
+                rep.details.append(detail)
+                state = "detail"
+                seen = True
+                continue
         if state == "detail":
-            t = _TOTAL_ACQ_RE.match(line)
-            if t:
-                detail.acquisitions = int(t.group(1))
+            if c == "A" and stripped.startswith("ADDRESS:") and line.split()[0] == "ADDRESS:":  # the address on its own line
+                detail.name = detail.name or _detail_name(line.split())
                 continue
-            cells = line.split("|")
-            if detail.miss_percent is None and len(cells) >= 3 and cells[1].split() and is_number(cells[1].split()[0]):
-                detail.miss_percent = float(cells[1].split()[0])
-                first = cells[0].split()
-                if first and first[0].isdigit():
-                    detail.acquisitions = int(first[0])
+            if c == "T" and stripped.startswith("Total Acquisitions:"):
+                t = _TOTAL_ACQ_RE.match(line)
+                if t:
+                    detail.acquisitions = int(t.group(1))
+                    continue
+            if detail.miss_percent is None and "|" in line:
+                cells = line.split("|", 2)
+                second = cells[1].split() if len(cells) == 3 else None
+                if second and is_number(second[0]):
+                    detail.miss_percent = float(second[0])
+                    first = cells[0].split()
+                    if first and first[0].isdigit():
+                        detail.acquisitions = int(first[0])
+                    continue
+        if "%Miss" in line and "%Total" in line:
+            tokens = line.split()
+            if "%Miss" in tokens and "%Total" in tokens:
+                state = "locks"
+                seen = True
                 continue
-        if "%Miss" in tokens and "%Total" in tokens:
-            state = "locks"
-            seen = True
-            continue
-        if tokens[:2] == ["Function", "Name"]:
+        if c == "F" and stripped.startswith("Function") and line.split()[:2] == ["Function", "Name"]:
             state = "functions"
             seen = True
-            continue
-        if tokens and tokens[0] in ("ThreadID", "PThreadID"):
-            state = "other_table"
-            continue
-        if not stripped:
-            if state in ("functions", "other_table"):
+            end = _table_end(lines, no)
+            rows = _function_rows(lines, no, end)
+            if rows is not None:
+                _add_function_rows(functions, rows)
+                _consume(it, end - no + 1)  # the rows and the blank line that ends them
                 state = None
             continue
-        if stripped.startswith("( ...") or (stripped[0] in "*=-^~+" and _RULE_RE.match(line)):
+        if (c == "T" or c == "P") and stripped.startswith(("ThreadID", "PThreadID")) and line.split()[0] in ("ThreadID", "PThreadID"):
+            state = "other_table"
+            end = _table_end(lines, no)
+            if _inert("\n".join(lines[no:end])):
+                _consume(it, end - no + 1)
+                state = None
+            continue
+        if (c == "(" and stripped.startswith("( ...")) or (c in _RULE_CHARS and _is_rule(stripped)):
             if state == "locks" and set(stripped) == {"*"} and rep.locks:
                 state = None  # closing star rule of the per-lock summary
             continue
@@ -170,6 +261,7 @@ def parse(text: str) -> SplatReport:
             seen = True
             continue
         if state == "locks":
+            tokens = line.split()
             if len(tokens) >= 3 and len(tokens[1]) == 1 and tokens[1].isalpha() and tokens[2].isdigit():
                 if len(tokens) != 11:
                     raise ParseError(f"{COMMAND}: per-lock row has {len(tokens)} fields, expected 11", no, line)
@@ -184,6 +276,8 @@ def parse(text: str) -> SplatReport:
         raise ParseError(f"{COMMAND}: no splat section (execution summary, lock summary, function details) found")
     if rep.window_seconds is None:
         rep.window_seconds = held
+    rep.functions = {name: FunctionStats(name, acq, weighted / 100.0, spins)
+                     for name, (acq, weighted, spins) in functions.items()}
     for d in rep.details:
         if not d.name:
             raise ParseError(f"{COMMAND}: lock detail without a class or address")
