@@ -6,6 +6,8 @@ read; the error names the offending line so the exporter can log it in one line.
 from __future__ import annotations
 
 import re
+from collections import deque
+from itertools import islice
 from typing import Optional
 
 
@@ -41,6 +43,22 @@ def text_lines(text: str, command: str) -> list[str]:
             if "\x00" in line or "\ufffd" in line:
                 raise ParseError(f"{command}: binary data in output", i, line.encode("unicode_escape").decode()[:80])
     return [line.rstrip() for line in text.splitlines()]
+
+
+def consume(iterator, n: int) -> None:
+    """Advance an iterator by n items at C speed (the itertools recipe): a parser that read a
+    whole table in one pass skips its lines."""
+    deque(islice(iterator, n), maxlen=0)
+
+
+def table_end(lines: list, start: int) -> int:
+    """Index of the first blank line at or after ``start`` (``len(lines)`` if none): where a
+    table that starts at ``lines[start]`` ends. Lines from text_lines are right-stripped, so a
+    blank line is the empty string."""
+    try:
+        return lines.index("", start)
+    except ValueError:
+        return len(lines)
 
 
 _NUM_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")

@@ -25,13 +25,11 @@ Sections read (tests/fixtures/splat, ../shared/corpus/splat, seed 000):
 from __future__ import annotations
 
 import re
-from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import islice
 from typing import Optional
 
-from . import ParseError, is_number, number, text_lines
+from . import ParseError, consume, is_number, number, table_end, text_lines
 
 COMMAND = "splat"
 LOCK_TYPES = {"Q": "runq", "S": "simple", "D": "disabled_simple", "C": "complex", "M": "mutex",
@@ -113,20 +111,6 @@ def _detail_name(tokens) -> str:
         if key in tokens[:-1]:
             return tokens[tokens.index(key) + 1]
     return ""
-
-
-def _consume(iterator, n: int) -> None:
-    """Advance an iterator by n items at C speed (itertools recipe)."""
-    deque(islice(iterator, n), maxlen=0)
-
-
-def _table_end(lines: list, start: int) -> int:
-    """Index of the blank line that ends the table starting at lines[start] (len(lines) if none).
-    Lines are right-stripped, so a blank line is the empty string."""
-    try:
-        return lines.index("", start)
-    except ValueError:
-        return len(lines)
 
 
 def _add_function_rows(acc: dict, rows) -> None:
@@ -237,18 +221,18 @@ def parse(text: str) -> SplatReport:
         if c == "F" and stripped.startswith("Function") and line.split()[:2] == ["Function", "Name"]:
             state = "functions"
             seen = True
-            end = _table_end(lines, no)
+            end = table_end(lines, no)
             rows = _function_rows(lines, no, end)
             if rows is not None:
                 _add_function_rows(functions, rows)
-                _consume(it, end - no + 1)  # the rows and the blank line that ends them
+                consume(it, end - no + 1)  # the rows and the blank line that ends them
                 state = None
             continue
         if (c == "T" or c == "P") and stripped.startswith(("ThreadID", "PThreadID")) and line.split()[0] in ("ThreadID", "PThreadID"):
             state = "other_table"
-            end = _table_end(lines, no)
+            end = table_end(lines, no)
             if _inert("\n".join(lines[no:end])):
-                _consume(it, end - no + 1)
+                consume(it, end - no + 1)
                 state = None
             continue
         if (c == "(" and stripped.startswith("( ...")) or (c in _RULE_CHARS and _is_rule(stripped)):
