@@ -93,15 +93,18 @@ EXACT = {
         and t["memory_frames"].current == 1048576 and t["ame_cpus_per_pool"].current is None),
     "gh-wily-epagent-svmon-P-O-segment-on-filterprop-notempty.txt": lambda ps: (
         len(ps) == 1 and ps[0].pid == 221326 and ps[0].inuse == 20619 * P4K and ps[0].virtual == 27584 * P4K
-        and ps[0].large_page_mode == "unknown" and len(ps[0].segments) == 7
-        and ps[0].segments[2].psize == "sm" and ps[0].segments[2].pgsp == 7865
-        and ps[0].segments[5].description == "" and ps[0].segments[5].inuse == 100),
+        and ps[0].large_page_mode == "unknown" and ps[0].segment_count == 7
+        # 'sm' (mixed 4K/64K) segments count in 4 KB units; the row with no Esid and no description is s
+        and ps[0].segment_pages == {"m": [585 + 443, 393, 1 + 4, 585 + 444],
+                                    "sm": [2877 + 1082 + 105 + 7, 4, 7865 + 1473 + 106 + 24, 9064 + 1641 + 238 + 31],
+                                    "s": [100, 34, 64, 146]}
+        and ps[0].by_psize()["4K"]["inuse"] == (2877 + 1082 + 105 + 7 + 100) * P4K),
     "ibm-aix71-mem-use-processes-svmon-P.txt": lambda ps: (
         [(p.pid, p.command, p.large_page_mode) for p in ps] == [(16264, "IBM.ServiceRM", "N"), (17032, "IBM.CSMAgentR", "N")]
         and ps[0].by_psize()["4K"]["inuse"] == 10075 * P4K and ps[0].by_psize()["16M"]["inuse"] == 0
-        and len(ps[0].segments) == 11 and ps[0].segments[4].description == "code,/dev/hd2:149841"
-        and ps[0].segments[4].pgsp == 0 and ps[0].segments[9].type == "mmap"
-        and ps[0].segments[9].description == "mapped to sid a03f4" and ps[1].pin == 3347 * P4K),
+        # the 11 segment rows (pers and mmap rows with '-' Pgsp/Virtual) sum to the PageSize table's s row
+        and ps[0].segment_count == 11 and ps[0].segment_pages == {"s": [10075, 3345, 3064, 13310]}
+        and ps[0].heap_segments == 0 and ps[1].pin == 3347 * P4K),
     "ibm-aix71-process-report-O-unitKB-summary-basic.txt": lambda ps: (
         len(ps) == 6 and ps[0].command == "java" and ps[0].inuse == 119792 * 1024 and ps[5].virtual == 59284 * 1024
         and ps[0].by_psize() == {}),
@@ -180,7 +183,6 @@ def test_svmon_c_segment_rows_parse_under_a_process_report():
             "  221326 java             20619     6326     9612    27584\n\n"
             "    Vsid      Esid Type Description              PSize  Inuse   Pin Pgsp Virtual\n")
     (p,) = svmon_p.parse(head + rows)
-    assert [(s.vsid, s.esid, s.type, s.description, s.psize, s.inuse) for s in p.segments] == [
-        ("3854e5", "* -", "work", "mmap source", "sm", 74312),
-        ("3a54ed", "c", "mmap", "maps 5 source(s)", "sm", 0),
-        ("8002", "0", "work", "fork tree", "m", 31360)]
+    # three rows (Esid '* -' is two fields); the source(s)= and children= continuations are skipped
+    assert p.segment_count == 3
+    assert p.segment_pages == {"sm": [74312, 0, 0, 74312], "m": [31360, 28992, 0, 31360]}

@@ -16,10 +16,12 @@ def test_4k_regime_dsmserv_61_flags_pagesize_table_and_heap_segments():
     by = p.by_psize()
     assert by["4K"]["inuse"] == 422957 * P4K and by["64K"]["inuse"] == 221 * P64K
     assert "16M" not in by
-    seg = {s.vsid: s for s in p.segments}
-    assert seg["9c0a2c"].type == "clnt" and seg["9c0a2c"].pgsp == 0 and seg["9c0a2c"].description == "/dev/tsmwin_lv:4106"
-    assert seg["8b050b"].description == "" and seg["8b050b"].esid == "-"
-    assert seg["a10f31"].description == "USLA text,/dev/hd2:2392"
+    # segment rows are summed per PSize while reading ('-' Pgsp/Virtual of the clnt segment is none)
+    assert p.segment_count == 17
+    assert p.segment_pages["s"] == [65536 * 3 + 62072 + 49695 + 10355 + 4005 + 2355 + 28993 + 64809 + 4016 + 277 + 192
+                                    + 33 + 14, 1 + 8965 + 2, 3050 + 9100 + 2101 + 1840 + 44756,
+                                    65536 * 3 + 62072 + 58795 + 10355 + 6106 + 2355 + 30833 + 109565 + 277 + 192 + 33]
+    assert p.segment_pages["m"] == [133 + 88, 11, 0, 133 + 88]   # = the PageSize table's 64 KB row
     m = samples(families_from([p]))
     ident = (("command", "dsmserv"), ("pid", "2687182"))
     assert m[("aix_process_inuse_bytes", ident + (("psize", "4K"),))] == 422957 * P4K
@@ -34,8 +36,9 @@ def test_two_processes_16m_mandatory_and_y_totals_match_pagesize_tables():
     # the seed's invariant: 42 + 16 x 1012 + 4096 x 18 = 89962 frames
     assert sum(v["inuse"] for v in sta.by_psize().values()) == sta.inuse == 89962 * P4K
     assert srv.by_psize()["16M"]["inuse"] == 118 * P16M
-    kernel = [s for s in sta.segments if s.vsid == "0"][0]
-    assert kernel.description == "kernel segment (lgpg vsid=0)" and kernel.psize == "L" and kernel.inuse == 16
+    # the segment rows agree with the PageSize table (the kernel segment counts 16 large pages)
+    assert sta.segment_count == 9
+    assert sta.segment_pages == {"L": [16 + 2, 18, 0, 18], "m": [893 + 78 + 37 + 4, 171 + 1, 0, 1012], "s": [42, 12, 0, 40]}
     m = samples(families_from(procs))
     assert m[("aix_process_pinned_bytes", (("command", "dsmsta"), ("pid", "2978016"), ("psize", "16M")))] == 18 * P16M
     assert m[("aix_process_monitored", ())] == 2
@@ -102,6 +105,5 @@ def test_ps_env_bad_input(text, message):
 def test_aix53_lpage_column_gives_the_mode_and_old_rows_are_4k():
     (p,) = svmon_p.parse(fixture_text("svmon_P", "aix53-lpage-column.txt"))
     assert (p.pid, p.large_page_mode, p.heap_segments) == (929856, "Y", 2)
-    assert [s.psize for s in p.segments] == [None] * 4        # no PSize column: the LPage flag column instead
-    assert p.segments[3].description == "/dev/hd2:176297" and p.segments[3].pgsp == 0
+    assert p.segment_count == 4 and p.segment_pages == {}    # no PSize column: the LPage flag column instead
     assert p.by_psize() == {"4K": {"inuse": 412301 * P4K, "pin": 8721 * P4K, "pgsp": 21455 * P4K, "virtual": 431187 * P4K}}

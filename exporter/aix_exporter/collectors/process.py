@@ -29,7 +29,7 @@ def families_from(procs: list, max_processes: int = 20) -> list:
         f.set("aix_process_large_page_info",
               "Large-page mode of the process from svmon -P's 16MB column: N, Y, M (mandatory) or unknown.",
               1, {**ident, "mode": p.large_page_mode})
-        if p.segments:
+        if p.segment_count:
             f.set("aix_process_heap_segments",
                   "Work segments described 'text data BSS heap' (sizing rule: segments x 16 + 32 large pages).",
                   p.heap_segments, ident)

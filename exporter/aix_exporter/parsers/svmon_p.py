@@ -13,7 +13,9 @@ Format rules (tests/fixtures/svmon_P, ../shared/corpus/svmon-P, seed 000):
   ``m 64 KB``, ``L 16 MB``, ``S 16 GB``; values in that row's page size
   (without ``Unit:``), e.g. 42 + 16x1012 + 4096x18 = 89962 frames.
 * Segment rows under ``Vsid Esid Type Description [PSize|LPage] Inuse Pin Pgsp
-  Virtual [Addr Range]`` (the header says how many fields follow the description): Esid may be ``-`` or ``* -`` (two tokens), the
+  Virtual [Addr Range]`` (the header says how many fields follow the
+  description, at least the four values and the PSize when there is one):
+  Esid may be ``-`` or ``* -`` (two tokens), the
   description may be empty or several words, ``-`` in Pgsp/Virtual means none.
   Read from both ends: Vsid, Esid.., Type (work pers clnt mmap rmap), then
   from the right Virtual Pgsp Pin Inuse [PSize]. Values are in the segment's
@@ -21,11 +23,16 @@ Format rules (tests/fixtures/svmon_P, ../shared/corpus/svmon-P, seed 000):
   (``source(s)=``, ``children=``, address ranges) are skipped.
 * Work segments described ``text data BSS heap`` are the process heap
   segments that the case study's sizing rule counts (segments x 16 + 32).
+
+The record sums the segment rows of each process while reading (their count,
+the heap segments, and Inuse Pin Pgsp Virtual per PSize): a report lists about
+ten segments per process and no metric is per segment.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 from . import PAGE_SIZE_UNITS, ParseError, is_number, number, psize_label, svmon_unit, text_lines
@@ -41,19 +48,6 @@ HEAP_DESCRIPTION = "text data BSS heap"
 
 
 @dataclass
-class Segment:
-    vsid: str
-    esid: str
-    type: str
-    description: str
-    psize: Optional[str]   # s m L S sm, None in old formats
-    inuse: float
-    pin: float
-    pgsp: float
-    virtual: float
-
-
-@dataclass
 class Process:
     pid: int
     command: str
@@ -64,12 +58,10 @@ class Process:
     large_page_mode: str = "unknown"   # N, Y, M or unknown
     unit_report: bool = False          # -O unit=...: no page-size detail unless tables say so
     page_sizes: dict = field(default_factory=dict)  # psize -> {"inuse","pin","pgsp","virtual"} bytes
-    segments: list = field(default_factory=list)
-
-    @property
-    def heap_segments(self) -> int:
-        return sum(1 for s in self.segments
-                   if s.type == "work" and s.description.rstrip(",").startswith(HEAP_DESCRIPTION))
+    # Segment rows are summed while reading (a report lists ~10 per process; no metric is per segment):
+    segment_count: int = 0             # segment rows read; 0 when the report has no segment table
+    heap_segments: int = 0             # work segments described 'text data BSS heap'
+    segment_pages: dict = field(default_factory=dict)  # PSize letter -> [inuse, pin, pgsp, virtual] in that size
 
     def by_psize(self) -> dict:
         """Bytes per page size: the PageSize table, else the segment rows' PSize.
@@ -80,16 +72,14 @@ class Process:
         """
         if self.page_sizes:
             return self.page_sizes
-        if not self.unit_report and not any(s.psize for s in self.segments):
+        if not self.unit_report and not self.segment_pages:
             return {"4K": {"inuse": self.inuse, "pin": self.pin, "pgsp": self.pgsp, "virtual": self.virtual}}
         out: dict = {}
-        for s in self.segments:
-            if s.psize is None:
-                continue
-            label, size = PSIZE_LETTER[s.psize]
+        for letter, sums in self.segment_pages.items():
+            label, size = PSIZE_LETTER[letter]
             acc = out.setdefault(label, {"inuse": 0, "pin": 0, "pgsp": 0, "virtual": 0})
-            for k in acc:
-                acc[k] += getattr(s, k) * size
+            for k, v in zip(("inuse", "pin", "pgsp", "virtual"), sums):
+                acc[k] += v * size
         return out
 
 
@@ -104,11 +94,43 @@ def _val(tok, no, line, unit_bytes):
     return v
 
 
+def _vals(toks, no, line, unit_bytes) -> list:
+    """Value tokens as numbers: plain digits (the common case) checked in one step."""
+    joined = "".join(toks)
+    if joined.isdigit() and joined.isascii():
+        return list(map(int, toks))
+    return [_val(t, no, line, unit_bytes) for t in toks]
+
+
+def _all_numbers(toks) -> bool:
+    joined = "".join(toks)
+    return (joined.isdigit() and joined.isascii()) or all(is_number(t) for t in toks)
+
+
 _HEADS = {"Pid", "PageSize", "Vsid"}
+_VALUE_COLUMNS = ("Inuse", "Pin", "Pgsp", "Virtual")
+_PS_LETTERS = {"s", "m", "L", "S"}
 
 
 def _is_rule(token: str) -> bool:
     return token[0] in "-=" and token.strip(token[0]) == ""
+
+
+@lru_cache(maxsize=32)
+def _process_layout(cols: tuple) -> dict:
+    """(column -> position, the last one of a repeated name) of a ``Pid Command ...`` header;
+    a report repeats one header per process."""
+    return {c: i for i, c in enumerate(cols)}
+
+
+@lru_cache(maxsize=32)
+def _segment_layout(cols: tuple) -> tuple:
+    """(has PSize, has Addr Range, fields after the description) of a ``Vsid Esid ...`` header."""
+    has_psize, has_addr = "PSize" in cols, "Addr" in cols
+    # fields after the description: PSize (or 5.3's per-segment LPage flag) and four values
+    tail = len(cols) - cols.index("Description") - 1 - (2 if has_addr else 0) \
+        if "Description" in cols else 0
+    return has_psize, has_addr, max(tail, 5 if has_psize else 4)
 
 
 def parse(text: str) -> list:
@@ -129,16 +151,16 @@ def parse(text: str) -> list:
         t0 = tokens[0]
         if seg_cols is not None and t0 not in _HEADS and t0 != "Unit:":
             # the bulk of a report: segment rows
-            if _is_rule(t0):
+            if t0[0] in "-=" and _is_rule(t0):
                 continue
             if ".." in t0 or "=" in t0:
                 continue  # continuation: address range, source(s)=, children=
-            cur.segments.append(_segment_row(has_psize, has_addr, tail, tokens, no, line, unit_bytes))
+            _add_segment(cur, has_psize, has_addr, tail, tokens, no, line, unit_bytes)
             continue
-        if _is_rule(t0) or t0 == "Unit:":
+        if (t0[0] in "-=" and _is_rule(t0)) or t0 == "Unit:":
             continue
         if t0 == "Pid" and tokens[1:2] == ["Command"]:
-            proc_cols = tokens[2:]
+            proc_cols = tuple(tokens[2:])
             seg_cols = None
             in_pagesize = False
             continue
@@ -149,30 +171,31 @@ def parse(text: str) -> list:
             if cur is None:
                 raise ParseError(f"{COMMAND}: segment table before any process row", no, line)
             seg_cols = tokens
-            has_psize, has_addr = "PSize" in tokens, "Addr" in tokens
-            # fields after the description: PSize (or 5.3's per-segment LPage flag) and four values
-            tail = len(tokens) - tokens.index("Description") - 1 - (2 if has_addr else 0) \
-                if "Description" in tokens else (5 if has_psize else 4)
+            has_psize, has_addr, tail = _segment_layout(tuple(tokens))
             in_pagesize = False
             continue
         if proc_cols is not None and not in_pagesize and t0.isascii() and t0.isdigit() \
-                and len(tokens) >= 6 and all(is_number(t) for t in tokens[2:6]):
+                and len(tokens) >= 6 and _all_numbers(tokens[2:6]):
             cur = _process_row(proc_cols, tokens, no, line, unit_bytes, frame, banner)
             procs.append(cur)
             continue
         if in_pagesize:
-            m = _PS_ROW_RE.match(line)
-            if m:
-                if cur is None:
-                    raise ParseError(f"{COMMAND}: PageSize row before any process row", no, line)
-                size = int(m.group(2)) * PAGE_SIZE_UNITS[m.group(3)]
-                vals = m.group(4).split()
-                if len(vals) != 4:
-                    raise ParseError(f"{COMMAND}: PageSize row needs Inuse Pin Pgsp Virtual", no, line)
-                mult = unit_bytes or size
-                v = [_val(t, no, line, unit_bytes) * mult for t in vals]
-                cur.page_sizes[psize_label(int(m.group(2)), m.group(3))] = dict(zip(("inuse", "pin", "pgsp", "virtual"), v))
-                continue
+            if len(tokens) == 7 and t0 in _PS_LETTERS and tokens[2] in PAGE_SIZE_UNITS \
+                    and tokens[1].isdigit() and tokens[1].isascii():
+                size, unit, vals = tokens[1], tokens[2], tokens[3:]   # 's 4 KB v v v v' (the regex's common case)
+            else:
+                m = _PS_ROW_RE.match(line)
+                if not m:
+                    continue
+                size, unit, vals = m.group(2), m.group(3), m.group(4).split()
+            if cur is None:
+                raise ParseError(f"{COMMAND}: PageSize row before any process row", no, line)
+            if len(vals) != 4:
+                raise ParseError(f"{COMMAND}: PageSize row needs Inuse Pin Pgsp Virtual", no, line)
+            mult = unit_bytes or int(size) * PAGE_SIZE_UNITS[unit]
+            cur.page_sizes[psize_label(int(size), unit)] = dict(
+                zip(("inuse", "pin", "pgsp", "virtual"), [v * mult for v in _vals(vals, no, line, unit_bytes)]))
+            continue
         # anything else (prompts, prose) before a table is ignored
     if not procs:
         raise ParseError(f"{COMMAND}: no process rows found (no 'Pid Command' header with a row)")
@@ -180,23 +203,23 @@ def parse(text: str) -> list:
 
 
 def _process_row(cols, tokens, no, line, unit_bytes, frame, banner) -> Process:
-    vals = tokens[2:]
-    if len(vals) != len(cols):
-        raise ParseError(f"{COMMAND}: process row has {len(vals)} fields for {len(cols)} columns", no, line)
-    row = dict(zip(cols, vals))
+    if len(tokens) - 2 != len(cols):
+        raise ParseError(f"{COMMAND}: process row has {len(tokens) - 2} fields for {len(cols)} columns", no, line)
+    pos = _process_layout(cols)
     try:
-        nums = {k: _val(row[k], no, line, unit_bytes) * frame for k in ("Inuse", "Pin", "Pgsp", "Virtual")}
+        inuse, pin, pgsp, virtual = _vals([tokens[2 + pos[k]] for k in _VALUE_COLUMNS], no, line, unit_bytes)
     except KeyError as e:
         raise ParseError(f"{COMMAND}: process header lacks column {e.args[0]}", no, line) from None
-    mode = row.get("16MB", row.get("LPage", "unknown"))
+    flag = pos.get("16MB", pos.get("LPage"))
+    mode = "unknown" if flag is None else tokens[2 + flag]
     if mode not in ("N", "Y", "M", "unknown"):
         raise ParseError(f"{COMMAND}: unknown large-page mode {mode!r}", no, line)
-    return Process(pid=int(tokens[0]), command=tokens[1], inuse=nums["Inuse"], pin=nums["Pin"],
-                   pgsp=nums["Pgsp"], virtual=nums["Virtual"], large_page_mode=mode,
+    return Process(pid=int(tokens[0]), command=tokens[1], inuse=inuse * frame, pin=pin * frame,
+                   pgsp=pgsp * frame, virtual=virtual * frame, large_page_mode=mode,
                    unit_report=banner)
 
 
-def _segment_row(has_psize, has_addr, tail, tokens, no, line, unit_bytes) -> Segment:
+def _add_segment(proc: Process, has_psize, has_addr, tail, tokens, no, line, unit_bytes) -> None:
     if has_addr:  # old format: trailing address range(s)
         while tokens and (_RANGE_RE.match(tokens[-1]) or tokens[-1] == ":"):
             tokens = tokens[:-1]
@@ -211,10 +234,29 @@ def _segment_row(has_psize, has_addr, tail, tokens, no, line, unit_bytes) -> Seg
         raise ParseError(f"{COMMAND}: segment row without a segment type", no, line)
     if n < t_idx + 1 + tail:
         raise ParseError(f"{COMMAND}: segment row too short", no, line)
-    psize = tokens[n - 5] if has_psize else None
-    if psize is not None and psize not in PSIZE_LETTER:
-        raise ParseError(f"{COMMAND}: unknown PSize {psize!r}", no, line)
     a, b, c, d = tokens[n - 4:]
-    return Segment(tokens[0], " ".join(tokens[1:t_idx]), tokens[t_idx], " ".join(tokens[t_idx + 1:n - tail]), psize,
-                   _val(a, no, line, unit_bytes), _val(b, no, line, unit_bytes),
-                   _val(c, no, line, unit_bytes), _val(d, no, line, unit_bytes))
+    if c == "-":   # no paging space / virtual (pers, clnt, mmap segments): none, as _val reads it
+        c = "0"
+    if d == "-":
+        d = "0"
+    joined = a + b + c + d
+    if joined.isdigit() and joined.isascii():
+        a, b, c, d = int(a), int(b), int(c), int(d)
+    else:
+        a, b, c, d = _val(a, no, line, unit_bytes), _val(b, no, line, unit_bytes), \
+            _val(c, no, line, unit_bytes), _val(d, no, line, unit_bytes)
+    proc.segment_count += 1
+    if tokens[t_idx] == "work" and tokens[t_idx + 1] == "text" \
+            and " ".join(tokens[t_idx + 1:n - tail]).rstrip(",").startswith(HEAP_DESCRIPTION):
+        proc.heap_segments += 1
+    if has_psize:
+        psize = tokens[n - 5]
+        sums = proc.segment_pages.get(psize)
+        if sums is None:
+            if psize not in PSIZE_LETTER:
+                raise ParseError(f"{COMMAND}: unknown PSize {psize!r}", no, line)
+            sums = proc.segment_pages[psize] = [0, 0, 0, 0]
+        sums[0] += a
+        sums[1] += b
+        sums[2] += c
+        sums[3] += d
