@@ -133,21 +133,44 @@ def svmon_p(s: State) -> str:
     return "\n".join(out) + "\n"
 
 
+def _agent_segments(k: int) -> list:
+    """A storage agent's segment rows (Vsid, Esid, Type, Description, PSize, Inuse, Pin, Pgsp,
+    Virtual), shaped like IBM's svmon -P sample: about ten segments, most of them small."""
+    heap, m64 = 20000 + 37 * k, 300 + k % 50
+    return [
+        (f"{0x1160816 + k:x}", "11", "work", "text data BSS heap", "s", heap, 0, 0, heap),
+        ("0", "0", "work", "kernel segment", "m", m64 - 80, 10, 0, m64 - 80),
+        ("8002ca", "9ffffffe", "work", "shared library text", "m", 80, 0, 0, 80),
+        (f"{0x1270a4c + k:x}", "f00000002", "work", "process private", "s", 1210 + k % 97, 3840, 0, 1210 + k % 97),
+        (f"{0x1380b5d + k:x}", "9001000a", "work", "shared library data", "s", 412, 0, 0, 412),
+        ("a10f31", "10", "clnt", "code,/dev/hd2:2392", "s", 2264, 0, "-", "-"),
+        (f"{0x1490c6e + k:x}", "8fffffff", "work", "", "s", 96, 0, 0, 96),
+        (f"{0x15a0d7f + k:x}", "-", "clnt", "/dev/tsmdb_lv:4117", "s", 352, 0, "-", "-"),
+        (f"{0x16b0e80 + k:x}", "70000000", "work", "shared memory segment", "s", 64, 0, 0, 64),
+        (f"{0x17c0f91 + k:x}", "-", "mmap", "mapped to sid 1160816", "s", 0, 0, "-", "-"),
+        (f"{0x18d10a2 + k:x}", "-", "clnt", "/dev/hd9var:4135", "s", 8, 0, "-", "-"),
+    ]
+
+
 def storage_agents_svmon(n: int) -> str:
-    """n small storage-agent processes (dsmsta), for scaling benchmarks."""
+    """n storage-agent processes (dsmsta), for scaling benchmarks; each PageSize row is the sum
+    of the segment rows of that size, and the Inuse column the sum in 4 KB frames."""
     out = []
     for k in range(n):
         pid = 3014682 + 131 * k
-        s4, m64 = 20000 + 37 * k, 300 + k % 50
+        segs = _agent_segments(k)
+        sums = {ps: [sum(r[i] for r in segs if r[4] == ps and r[i] != "-") for i in (5, 6, 7, 8)] for ps in ("s", "m")}
+        total = [sums["s"][i] + 16 * sums["m"][i] for i in range(4)]
         out += ["", "-" * 79,
                 "     Pid Command          Inuse      Pin     Pgsp  Virtual 64-bit Mthrd  16MB",
-                f"{pid:8d} dsmsta   {s4 + 16 * m64:13d}{4000:9d}{0:9d}{s4 + 16 * m64:9d}      Y     Y     N",
-                "", "     PageSize                Inuse        Pin       Pgsp    Virtual",
-                f"     s    4 KB  {s4:18d}{4000 - 16 * 10:11d}{0:11d}{s4:11d}",
-                f"     m   64 KB  {m64:18d}{10:11d}{0:11d}{m64:11d}",
-                "", "    Vsid      Esid Type Description              PSize  Inuse   Pin Pgsp Virtual",
-                f"{0x1160816 + k:>9x} {'11':>9} work text data BSS heap           s {s4:6} {0:5} {0:>4} {s4:>7}",
-                f"{0x8002ca:>9x} {'9ffffffe':>9} work shared library text          m {m64:6} {10:5} {0:>4} {m64:>7}"]
+                f"{pid:8d} dsmsta   {total[0]:13d}{total[1]:9d}{total[2]:9d}{total[3]:9d}      Y     Y     N",
+                "", "     PageSize                Inuse        Pin       Pgsp    Virtual"]
+        for ps, label in (("s", "s    4 KB"), ("m", "m   64 KB")):
+            v = sums[ps]
+            out.append(f"     {label}  {v[0]:18d}{v[1]:11d}{v[2]:11d}{v[3]:11d}")
+        out += ["", "    Vsid      Esid Type Description              PSize  Inuse   Pin Pgsp Virtual"]
+        out += [f"{v:>9} {e:>9} {t} {d:<28}{ps:>2} {inuse:6} {pin:5} {pgsp:>4} {virt:>7}"
+                for v, e, t, d, ps, inuse, pin, pgsp, virt in segs]
     return "\n".join(out) + ("\n" if out else "")
 
 
