@@ -8,7 +8,6 @@ the environment as ``NAME=value`` words. ``LDR_CNTRL`` is a list of
 """
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
@@ -16,7 +15,8 @@ from . import ParseError, text_lines
 
 COMMAND = "ps eww"
 LDR_KEYS = ("LARGE_PAGE_DATA", "DATAPSIZE", "TEXTPSIZE", "STACKPSIZE", "SHMPSIZE")
-_ROW_RE = re.compile(r"^\s*(\d+)\s+(\S+)\s+(\S+)\s+(\d+:\d{2}(?::\d{2})?|\d+-\d+:\d{2}:\d{2})\s+(\S.*)$")
+# a process line: PID TTY STAT TIME COMMAND..., TIME as m:ss, m:ss:ss or d-hh:mm:ss
+_TIME_RE = re.compile(r"\d+:\d{2}(?::\d{2})?|\d+-\d+:\d{2}:\d{2}")
 _KEY_RE = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 
 
@@ -48,14 +48,18 @@ def parse(text: str) -> list:
     out = []
     for no in range(header + 2, len(lines) + 1):
         line = lines[no - 1]
-        if not line.strip():
+        if not line:  # (lines are right-stripped)
             continue
-        m = _ROW_RE.match(line)
-        if not m:
+        fields = line.split(None, 4)
+        if len(fields) < 5 or not fields[0].isdecimal() or not _TIME_RE.fullmatch(fields[3]):
             raise ParseError(f"{COMMAND}: not a process line", no, line)
-        words = m.group(5).split()
-        env = ProcessEnv(pid=int(m.group(1)), command=os.path.basename(words[0]))
-        for w in words[1:]:
+        args = fields[4]
+        program = args.split(None, 1)[0]
+        env = ProcessEnv(pid=int(fields[0]), command=program[program.rfind("/") + 1:])  # os.path.basename
+        if "LDR_CNTRL=" not in args:
+            out.append(env)
+            continue
+        for w in args.split()[1:]:
             if w.startswith("LDR_CNTRL="):
                 env.ldr_cntrl_raw = w[len("LDR_CNTRL="):]
                 try:

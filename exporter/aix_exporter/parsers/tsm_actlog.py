@@ -30,6 +30,7 @@ _DATE_ONLY_RE = re.compile(r"^\s*\d{2}/\d{2}/(?:\d{4}|\d{2})\s+\d{2}:\d{2}:\d{2}
 
 @dataclass
 class Message:
+    __slots__ = ("date", "time", "msgid", "severity", "line_no")   # a long log has 100,000s
     date: str
     time: str
     msgid: str
@@ -50,7 +51,7 @@ def parse_lenient(text: str, allow_leading_continuation: bool = False) -> tuple:
     log with one bad line still counts the rest. ``allow_leading_continuation``:
     the text starts mid-message (an incremental read), lines before the first
     dated one are skipped."""
-    if text is None or not text.strip():
+    if not text or text.isspace():
         return [], None
     try:
         lines = text_lines(text, COMMAND)
@@ -65,10 +66,10 @@ def parse_lenient(text: str, allow_leading_continuation: bool = False) -> tuple:
         if st[0].isdigit():
             m = match(line)
             if m:
-                out.append(Message(m.group(1), m.group(2), m.group(3), m.group(4), no))
+                out.append(Message(*m.groups(), no))
                 continue
         bad = None
-        if st[:3].isupper() and _BARE_ID_RE.match(line):
+        if st[:3].isupper() and st[3:4].isdigit() and _BARE_ID_RE.match(line):
             bad = "message without a date and time"
         elif st[0].isdigit() and _DATE_ONLY_RE.match(line):
             bad = "dated line without a message id"
