@@ -1,5 +1,7 @@
 """Property tests: mutated real-format outputs. Every parser returns a record or raises its
 own ParseError, nothing else (no IndexError, KeyError, ValueError, ...)."""
+import os
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,6 +34,7 @@ def seeds(key):
 
 
 SEEDS = {k: seeds(k) for k in PARSERS}
+HUGE = ["9" * 40, "-1", "1e309", "nan", "0x1F", "4636223281790821470", "N/A", "-"]
 LOCALE_WORDS = ["mémoire", "Speicher", "taille", "Größe", "使用中", "Seiten", "libre", "utilisé"]
 
 
@@ -40,7 +43,8 @@ def mutated(draw, key):
     text = draw(st.sampled_from(SEEDS[key]))
     lines = text.splitlines(keepends=True)
     for _ in range(draw(st.integers(1, 4))):
-        op = draw(st.sampled_from(["truncate", "dup", "drop", "huge", "binary", "locale", "swap", "empty_fields"]))
+        op = draw(st.sampled_from(["truncate", "dup", "drop", "huge", "huge_row", "binary", "locale", "swap",
+                                   "empty_fields"]))
         if not lines:
             break
         i = draw(st.integers(0, len(lines) - 1))
@@ -54,8 +58,11 @@ def mutated(draw, key):
         elif op == "huge":
             toks = lines[i].split(" ")
             j = draw(st.integers(0, len(toks) - 1))
-            toks[j] = draw(st.sampled_from(["9" * 40, "-1", "1e309", "nan", "0x1F", "4636223281790821470", "N/A", "-"]))
+            toks[j] = draw(st.sampled_from(HUGE))
             lines[i] = " ".join(toks)
+        elif op == "huge_row":  # every number of one line: a whole row overflows or turns negative
+            big = draw(st.sampled_from(HUGE))
+            lines[i] = " ".join(big if t.replace(".", "", 1).isdigit() else t for t in lines[i].split(" "))
         elif op == "binary":
             blob = draw(st.binary(min_size=1, max_size=16)).decode("latin-1")
             lines[i] = lines[i][: len(lines[i]) // 2] + blob + lines[i][len(lines[i]) // 2:]
@@ -74,7 +81,7 @@ def mutated(draw, key):
 
 @pytest.mark.parametrize("key", sorted(PARSERS))
 def test_parser_returns_a_record_or_raises_parse_error(key):
-    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=int(os.environ.get("AIX_EXPORTER_FUZZ_EXAMPLES", 150)), deadline=None, suppress_health_check=list(HealthCheck))
     @given(mutated(key))
     def run(text):
         try:

@@ -86,6 +86,9 @@ def test_no_tapes_is_not_an_error():
     ("Tapes:   % tm_act  Kbps\nrmt0 1 2\n", "unexpected tape header"),
     ("Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn\nrmt0  71.3  142336.0  556.0\n", "device and 5 numbers"),
     ("Bänder:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn\n", "no 'Tapes:' report"),
+    # a counter that is not whole KB (1e309 would overflow an integer) is an error, not a crash
+    ("Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn\nrmt0  71.3  142336.0  556.0  1e309  0\n", "whole KB"),
+    ("Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn\nrmt0  71.3  142336.0  556.0  10.5  0\n", "whole KB"),
 ])
 def test_tape_bad_input(text, message):
     with pytest.raises(ParseError, match=message):

@@ -11,7 +11,8 @@ confirmation on a real drive). The report follows the disk report's layout:
 
 * ``% tm_act``: percent of time the drive was busy; ``Kbps``, ``tps``: rates
   over the report's interval (since boot for the first report);
-  ``Kb_read``/``Kb_wrtn``: KB transferred in that interval (since boot: totals).
+  ``Kb_read``/``Kb_wrtn``: whole KB transferred in that interval (since boot:
+  totals).
 * With an interval the report repeats; the last report is the current one.
 * ``No tapes found`` (or ``tapes=0`` and no table) is a system without tapes,
   not an error.
@@ -49,7 +50,7 @@ def parse(text: str) -> dict:
         tokens = line.split()
         if not tokens:
             continue
-        if _NO_TAPES_RE.search(line):
+        if "tape" in line.lower() and _NO_TAPES_RE.search(line):   # (both alternatives name tapes)
             no_tapes = True
         if tokens[0] == "Tapes:":
             if tokens != HEADER:
@@ -64,11 +65,13 @@ def parse(text: str) -> dict:
             continue
         if len(tokens) != 6 or not _DEVICE_RE.match(tokens[0]) or not all(is_number(t) for t in tokens[1:]):
             raise ParseError(f"{COMMAND}: tape row needs device and 5 numbers", no, line)
-        current[tokens[0]] = TapeRow(device=tokens[0], busy_percent=float(number(tokens[1])),
-                                     kbps=float(number(tokens[2])), tps=float(number(tokens[3])),
-                                     kb_read=int(number(tokens[4])), kb_written=int(number(tokens[5])))
+        if not (tokens[4].isdigit() and tokens[5].isdigit() and tokens[4].isascii() and tokens[5].isascii()):
+            raise ParseError(f"{COMMAND}: Kb_read and Kb_wrtn are whole KB", no, line)
+        current[tokens[0]] = tokens   # converted when its report turns out to be the last one
     if reports:
-        return reports[-1]
+        return {dev: TapeRow(device=dev, busy_percent=float(number(t[1])), kbps=float(number(t[2])),
+                             tps=float(number(t[3])), kb_read=int(t[4]), kb_written=int(t[5]))
+                for dev, t in reports[-1].items()}
     if no_tapes:
         return {}
     raise ParseError(f"{COMMAND}: no 'Tapes:' report and no 'No tapes found'")

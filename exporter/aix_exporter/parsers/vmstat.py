@@ -18,6 +18,7 @@ Format rules (all seen in real AIX output, see tests/fixtures/vmstat and
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -56,7 +57,10 @@ def parse_config(line: str, line_no: int) -> dict:
             if not m:
                 raise ParseError(f"{COMMAND}: unreadable mem= value {value!r}", line_no, line)
             mult = _MEM_UNIT[(m.group(2) or "MB").upper()]
-            out["mem_bytes"] = int(float(m.group(1)) * mult)
+            size = float(m.group(1)) * mult
+            if not math.isfinite(size):
+                raise ParseError(f"{COMMAND}: mem= value {value!r} out of range", line_no, line)
+            out["mem_bytes"] = int(size)
         elif key in ("lcpu", "ent", "drives", "psize", "smt"):
             if not is_number(value):
                 raise ParseError(f"{COMMAND}: unreadable {key}= value {value!r}", line_no, line)
@@ -88,7 +92,19 @@ def _header_columns(tokens: list) -> Optional[list]:
 
 
 def _is_data(tokens: list) -> bool:
+    joined = "".join(tokens)
+    if joined.isascii() and joined.replace(".", "").isdigit():   # digits and dots: the dotted ones decide
+        return all(is_number(t) for t in tokens if "." in t)
     return bool(tokens) and all(is_number(t) or _TIME_RE.match(t) for t in tokens)
+
+
+def _check_row(cols, tokens, line_no, line) -> None:
+    """The checks _row_values makes, without converting: a row that is not the last one is
+    only counted. Without a ':' every field is a number (_is_data), so only the count can fail."""
+    if ":" in "".join(tokens) or "time" in cols:
+        _row_values(cols, tokens, line_no, line)
+    elif len(tokens) != len(cols):
+        raise ParseError(f"{COMMAND}: row has {len(tokens)} fields, header has {len(cols)}", line_no, line)
 
 
 def _row_values(cols, tokens, line_no, line) -> dict:
@@ -120,13 +136,13 @@ def parse(text: str) -> VmstatRecord:
     lines = text_lines(text, COMMAND)
     rec = VmstatRecord()
     cols: Optional[list] = None
-    last: Optional[dict] = None
-    other_lines = 0
-    data_lines = []
+    current = None          # (columns, tokens, line number, line) of the last row under a header
+    other_lines = data_lines = 0
+    last_data = None
     for no, line in enumerate(lines, 1):
-        if not line.strip():
+        if not line:  # (lines are right-stripped)
             continue
-        if _CONFIG_RE.match(line):
+        if line.lstrip()[0] in "sS" and _CONFIG_RE.match(line):
             rec.config = parse_config(line, no)
             other_lines += 1
             continue
@@ -137,9 +153,11 @@ def parse(text: str) -> VmstatRecord:
             other_lines += 1
             continue
         if _is_data(tokens):
-            data_lines.append((no, line, tokens))
+            data_lines += 1
+            last_data = (no, line, tokens)
             if cols is not None:
-                last = _row_values(cols, tokens, no, line)
+                _check_row(cols, tokens, no, line)
+                current = (cols, tokens, no, line)
                 rec.rows += 1
             continue
         other_lines += 1  # banners, dashed rules, prompts
@@ -147,15 +165,15 @@ def parse(text: str) -> VmstatRecord:
         # Headerless rule: bare data rows only (e.g. "vmstat 1 2 | tail -1").
         if other_lines or not data_lines:
             raise ParseError(f"{COMMAND}: no column header line (r b avm fre ...) found")
-        no, line, tokens = data_lines[-1]
+        no, line, tokens = last_data
         cols = _default_layout(tokens)
         if cols is None:
             raise ParseError(
                 f"{COMMAND}: headerless row with {len(tokens)} fields matches no default layout", no, line)
-        last = _row_values(cols, tokens, no, line)
-        rec.rows = len(data_lines)
-    if last is None:
+        current = (cols, tokens, no, line)
+        rec.rows = data_lines
+    if current is None:
         raise ParseError(f"{COMMAND}: header without data rows")
     rec.columns = cols
-    rec.row = last
+    rec.row = _row_values(*current)
     return rec
