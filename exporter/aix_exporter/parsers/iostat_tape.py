@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import ParseError, is_number, number, text_lines
+from . import ParseError, all_numbers, number, text_lines
 
 COMMAND = "iostat -p"
 HEADER = ["Tapes:", "%", "tm_act", "Kbps", "tps", "Kb_read", "Kb_wrtn"]
@@ -46,6 +46,7 @@ def parse(text: str) -> dict:
     reports: list = []
     current = None
     no_tapes = False
+    devices: set = set()
     for no, line in enumerate(lines, 1):
         tokens = line.split()
         if not tokens:
@@ -63,11 +64,13 @@ def parse(text: str) -> dict:
         if tokens[0].endswith(":"):
             current = None  # another report section (Disks:, tty:) ends the tape table
             continue
-        if len(tokens) != 6 or not _DEVICE_RE.match(tokens[0]) or not all(is_number(t) for t in tokens[1:]):
+        if len(tokens) != 6 or (tokens[0] not in devices and not _DEVICE_RE.match(tokens[0])) \
+                or not all_numbers(tokens[1:]):
             raise ParseError(f"{COMMAND}: tape row needs device and 5 numbers", no, line)
         if not (tokens[4].isdigit() and tokens[5].isdigit() and tokens[4].isascii() and tokens[5].isascii()):
             raise ParseError(f"{COMMAND}: Kb_read and Kb_wrtn are whole KB", no, line)
         current[tokens[0]] = tokens   # converted when its report turns out to be the last one
+        devices.add(tokens[0])         # a name already checked (every interval lists the same drives)
     if reports:
         return {dev: TapeRow(device=dev, busy_percent=float(number(t[1])), kbps=float(number(t[2])),
                              tps=float(number(t[3])), kb_read=int(t[4]), kb_written=int(t[5]))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional
 
-from . import PAGE_SIZE_UNITS, ParseError, is_number, number, psize_label, svmon_unit, text_lines
+from . import PAGE_SIZE_UNITS, ParseError, all_numbers, number, psize_label, svmon_unit, text_lines
 
 COMMAND = "svmon -P"
 FRAME = 4096
@@ -100,11 +100,6 @@ def _vals(toks, no, line, unit_bytes) -> list:
     if joined.isdigit() and joined.isascii():
         return list(map(int, toks))
     return [_val(t, no, line, unit_bytes) for t in toks]
-
-
-def _all_numbers(toks) -> bool:
-    joined = "".join(toks)
-    return (joined.isdigit() and joined.isascii()) or all(is_number(t) for t in toks)
 
 
 _HEADS = {"Pid", "PageSize", "Vsid"}
@@ -175,7 +170,7 @@ def parse(text: str) -> list:
             in_pagesize = False
             continue
         if proc_cols is not None and not in_pagesize and t0.isascii() and t0.isdigit() \
-                and len(tokens) >= 6 and _all_numbers(tokens[2:6]):
+                and len(tokens) >= 6 and all_numbers(tokens[2:6]):
             cur = _process_row(proc_cols, tokens, no, line, unit_bytes, frame, banner)
             procs.append(cur)
             continue

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import ParseError, is_number, number, text_lines
+from . import ParseError, all_numbers, is_number, number, text_lines
 
 COMMAND = "vmstat"
 
@@ -92,16 +92,13 @@ def _header_columns(tokens: list) -> Optional[list]:
 
 
 def _is_data(tokens: list) -> bool:
-    joined = "".join(tokens)
-    if joined.isascii() and joined.replace(".", "").isdigit():   # digits and dots: the dotted ones decide
-        return all(is_number(t) for t in tokens if "." in t)
     return bool(tokens) and all(is_number(t) or _TIME_RE.match(t) for t in tokens)
 
 
-def _check_row(cols, tokens, line_no, line) -> None:
+def _check_row(cols, tokens, numeric, line_no, line) -> None:
     """The checks _row_values makes, without converting: a row that is not the last one is
-    only counted. Without a ':' every field is a number (_is_data), so only the count can fail."""
-    if ":" in "".join(tokens) or "time" in cols:
+    only counted. When every field is a number and no column is a time, only the count can fail."""
+    if not numeric or "time" in cols:
         _row_values(cols, tokens, line_no, line)
     elif len(tokens) != len(cols):
         raise ParseError(f"{COMMAND}: row has {len(tokens)} fields, header has {len(cols)}", line_no, line)
@@ -147,16 +144,17 @@ def parse(text: str) -> VmstatRecord:
             other_lines += 1
             continue
         tokens = line.split()
-        header = _header_columns(tokens)
+        header = _header_columns(tokens) if tokens[0] == "r" else None
         if header is not None:
             cols = header
             other_lines += 1
             continue
-        if _is_data(tokens):
+        numeric = all_numbers(tokens)
+        if numeric or _is_data(tokens):
             data_lines += 1
             last_data = (no, line, tokens)
             if cols is not None:
-                _check_row(cols, tokens, no, line)
+                _check_row(cols, tokens, numeric, no, line)
                 current = (cols, tokens, no, line)
                 rec.rows += 1
             continue
