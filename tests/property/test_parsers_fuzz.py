@@ -35,6 +35,7 @@ def seeds(key):
 
 SEEDS = {k: seeds(k) for k in PARSERS}
 HUGE = ["9" * 40, "-1", "1e309", "nan", "0x1F", "4636223281790821470", "N/A", "-"]
+ODD = ["\u0663", "\u00b2", "\u2460", "\U0001d7d9", "\u216b", "\xa0", "\t", "..", "...", "1.2.3", "_1", "+5", "1e5"]
 LOCALE_WORDS = ["mémoire", "Speicher", "taille", "Größe", "使用中", "Seiten", "libre", "utilisé"]
 
 
@@ -43,8 +44,8 @@ def mutated(draw, key):
     text = draw(st.sampled_from(SEEDS[key]))
     lines = text.splitlines(keepends=True)
     for _ in range(draw(st.integers(1, 4))):
-        op = draw(st.sampled_from(["truncate", "dup", "drop", "huge", "huge_row", "binary", "locale", "swap",
-                                   "empty_fields"]))
+        op = draw(st.sampled_from(["truncate", "dup", "drop", "huge", "huge_row", "odd_char", "binary", "locale",
+                                   "swap", "empty_fields"]))
         if not lines:
             break
         i = draw(st.integers(0, len(lines) - 1))
@@ -63,6 +64,11 @@ def mutated(draw, key):
         elif op == "huge_row":  # every number of one line: a whole row overflows or turns negative
             big = draw(st.sampled_from(HUGE))
             lines[i] = " ".join(big if t.replace(".", "", 1).isdigit() else t for t in lines[i].split(" "))
+        elif op == "odd_char":  # a character that str.isdigit() or str.split() accept and int() or AIX do not
+            digits = [k for k, c in enumerate(lines[i]) if c.isdigit() or c in "./"]
+            if digits:
+                k = draw(st.sampled_from(digits))
+                lines[i] = lines[i][:k] + draw(st.sampled_from(ODD)) + lines[i][k + 1:]
         elif op == "binary":
             blob = draw(st.binary(min_size=1, max_size=16)).decode("latin-1")
             lines[i] = lines[i][: len(lines[i]) // 2] + blob + lines[i][len(lines[i]) // 2:]

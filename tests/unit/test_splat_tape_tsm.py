@@ -49,6 +49,19 @@ def test_function_rows_of_several_locks_sum_while_reading_and_rank_by_misses():
     assert [f.name for f in ranked] == ["b", "c", "a"]   # misses first, then acquisitions
 
 
+def test_splat_odd_digits_are_an_error_or_ignored_never_a_crash():
+    text = fixture_text("splat", "tsm-4k-pin-seg-range.txt")
+    # a superscript passes str.isdigit() but not int(): the lock row is an error
+    with pytest.raises(ParseError, match="acquisitions '2892\u00b2' is not a whole number"):
+        splat.parse(text.replace("F10007165096B6F8        D 28925", "F10007165096B6F8        D 2892\u00b2", 1))
+    # an unreadable elapsed time: the window comes from the first 'Percent Held ( 5.000412s )'
+    rep = splat.parse(text.replace("Elapsed Real Time: 5.000412", "Elapsed Real Time: 5...000412", 1))
+    assert rep.window_seconds == 5.000412
+    # a line that only looks like 'Total Acquisitions:' is not read as one
+    rep = splat.parse(text.replace("Total Acquisitions:   83586 |", "\u2460  Total Acquisitions:   83586 |", 1))
+    assert rep.details[0].acquisitions == 0 and rep.details[0].miss_percent == 25.18
+
+
 def test_splat_cut_in_the_middle_is_an_error():
     text = fixture_text("splat", "tsm-4k-pin-seg-range.txt")
     cut = text[: text.index(".xlpin") + 20]

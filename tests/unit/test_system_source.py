@@ -70,3 +70,10 @@ def test_no_shell_anywhere_in_the_package():
             if re.search(pattern, text):
                 offenders.append(f"{path.name}: {pattern}")
     assert offenders == []
+
+
+def test_monitored_pids_are_ascii_digits_before_they_reach_a_command_line(monkeypatch):
+    from aix_exporter.sources import system
+    ps_out = " 2753002 dsmserv\n \u0663\u0663 dsmserv\n 3014682 dsmsta\n   12 init\n"
+    monkeypatch.setattr(system, "run", lambda argv, timeout: ps_out)
+    assert SystemSource().pids() == ["2753002", "3014682"]

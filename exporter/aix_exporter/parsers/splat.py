@@ -8,7 +8,8 @@ Sections read (tests/fixtures/splat, ../shared/corpus/splat, seed 000):
 * Per-lock summary: the table whose header names ``%Miss`` and ``%Total``
   (the header is split over several lines). Each row is
   ``name type acquisitions spins wait|transform %miss %total passes/csec
-  cpu elapse spin`` (11 fields, ``N/A`` allowed after the acquisitions).
+  cpu elapse spin`` (11 fields, ``N/A`` allowed after the acquisitions, which
+  is a whole number).
   ``( ... lines omitted ... )`` lines are skipped.
 * Function details: rows under a ``Function Name`` header (optionally
   underlined with ``^``): ``name acquisitions miss-rate spin-count`` followed
@@ -34,8 +35,8 @@ from . import ParseError, consume, is_number, number, table_end, text_lines
 COMMAND = "splat"
 LOCK_TYPES = {"Q": "runq", "S": "simple", "D": "disabled_simple", "C": "complex", "M": "mutex",
               "V": "condvar", "L": "rwlock", "E": "simple", "K": "krlock"}
-_ELAPSED_RE = re.compile(r"^\s*Elapsed Real Time:\s*([0-9.]+)\s*$")
-_HELD_RE = re.compile(r"Percent Held \(\s*([0-9.]+)s\s*\)")
+_ELAPSED_RE = re.compile(r"^\s*Elapsed Real Time:\s*(\d+(?:\.\d*)?)\s*$", re.ASCII)
+_HELD_RE = re.compile(r"Percent Held \(\s*(\d+(?:\.\d*)?)s\s*\)", re.ASCII)
 _GROSS_RE = re.compile(r"^\s*([A-Za-z][A-Za-z ()]*?):\s+(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)(?:\s+([0-9.]+))?(?:\s+\*)?\s*$")
 _DETAIL_RE = re.compile(r"^\s*\[([^\]]+)\]")
 _DETAIL_TYPES = {"SIMPLE": "simple", "COMPLEX": "complex", "MUTEX": "mutex", "CONDVAR": "condvar",
@@ -209,7 +210,7 @@ def parse(text: str) -> SplatReport:
                 if second and is_number(second[0]):
                     detail.miss_percent = float(second[0])
                     first = cells[0].split()
-                    if first and first[0].isdigit():
+                    if first and first[0].isascii() and first[0].isdigit():
                         detail.acquisitions = int(first[0])
                     continue
         if "%Miss" in line and "%Total" in line:
@@ -246,7 +247,11 @@ def parse(text: str) -> SplatReport:
             continue
         if state == "locks":
             tokens = line.split()
-            if len(tokens) >= 3 and len(tokens[1]) == 1 and tokens[1].isalpha() and tokens[2].isdigit():
+            if len(tokens) == 11 and len(tokens[1]) == 1 and tokens[1].isalpha() \
+                    and not (tokens[2].isascii() and tokens[2].isdigit()):
+                raise ParseError(f"{COMMAND}: per-lock row's acquisitions {tokens[2]!r} is not a whole number", no, line)
+            if len(tokens) >= 3 and len(tokens[1]) == 1 and tokens[1].isalpha() and tokens[2].isascii() \
+                    and tokens[2].isdigit():
                 if len(tokens) != 11:
                     raise ParseError(f"{COMMAND}: per-lock row has {len(tokens)} fields, expected 11", no, line)
                 spins = _opt(tokens[3], no, line)

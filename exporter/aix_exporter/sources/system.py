@@ -62,7 +62,7 @@ class SystemSource:
         pids = []
         for line in out.splitlines():
             parts = line.split(None, 1)
-            if len(parts) == 2 and parts[0].isdigit() and parts[1].strip() in wanted:
+            if len(parts) == 2 and parts[0].isascii() and parts[0].isdigit() and parts[1].strip() in wanted:
                 pids.append(parts[0])
         if not pids:
             raise NotRunning(f"none of {', '.join(sorted(wanted))} is running")
