@@ -55,7 +55,7 @@ def parse(text: str) -> list:
             raise ParseError(f"{COMMAND}: not a process line", no, line)
         args = fields[4]
         program = args.split(None, 1)[0]
-        env = ProcessEnv(pid=int(fields[0]), command=program[program.rfind("/") + 1:])  # os.path.basename
+        env = ProcessEnv(int(fields[0]), program[program.rfind("/") + 1:], {})  # command: os.path.basename
         if "LDR_CNTRL=" not in args:
             out.append(env)
             continue
