@@ -47,8 +47,9 @@ _FUNC_RE = re.compile(r"^\s*(\S+)\s+(\d+)\s+(\d+(?:\.\d*)?)\s+(\d+)(?:\s+\d+(?:\
 # The same rule over a block of whole lines, one match per line (a line holds no newline);
 # ``\d+\.?\d*`` is ``\d+(?:\.\d*)?`` written so that the regex engine backtracks less.
 _DEC = r"\d+\.?\d*"
-_FUNC_ROWS_RE = re.compile(r"^[ \t]*(\S+)[ \t]+(\d+)[ \t]+(%s)[ \t]+(\d+)%s(?:[ \t].*)?$" % (_DEC, (r"[ \t]+" + _DEC) * 6),
-                           re.ASCII | re.MULTILINE)
+_FUNC_ROWS_RE = re.compile(
+    r"^[ \t]*(\S+)[ \t]+(\d+)[ \t]+(%s)[ \t]+(\d+)%s(?:[ \t].*)?$" % (_DEC, (r"[ \t]+" + _DEC) * 6),
+    re.ASCII | re.MULTILINE)
 _RULE_RE = re.compile(r"^[\s*=\-^~+]+$")
 _RULE_CHARS = "*=-^~+"
 
@@ -138,8 +139,6 @@ def _function_rows(lines: list, start: int, end: int) -> Optional[list]:
     return rows
 
 
-
-
 def _inert(block: str) -> bool:
     """True when no line of a ThreadID table's block can change the parser's state (none holds
     a section anchor): the table is then skipped to its blank line in one step."""
@@ -156,8 +155,8 @@ def parse(text: str) -> SplatReport:
     detail = None
     functions: dict = {}
     func_match = _FUNC_RE.match
-    it = enumerate(lines, 1)
-    for no, line in it:
+    numbered = enumerate(lines, 1)
+    for no, line in numbered:
         if not line:  # blank: ends function and thread tables
             if state == "functions" or state == "other_table":
                 state = None
@@ -196,7 +195,8 @@ def parse(text: str) -> SplatReport:
                 seen = True
                 continue
         if state == "detail":
-            if c == "A" and stripped.startswith("ADDRESS:") and line.split()[0] == "ADDRESS:":  # the address on its own line
+            # the address on its own line
+            if c == "A" and stripped.startswith("ADDRESS:") and line.split()[0] == "ADDRESS:":
                 detail.name = detail.name or _detail_name(line.split())
                 continue
             if c == "T" and stripped.startswith("Total Acquisitions:"):
@@ -226,14 +226,15 @@ def parse(text: str) -> SplatReport:
             rows = _function_rows(lines, no, end)
             if rows is not None:
                 _add_function_rows(functions, rows)
-                consume(it, end - no + 1)  # the rows and the blank line that ends them
+                consume(numbered, end - no + 1)  # the rows and the blank line that ends them
                 state = None
             continue
-        if (c == "T" or c == "P") and stripped.startswith(("ThreadID", "PThreadID")) and line.split()[0] in ("ThreadID", "PThreadID"):
+        if (c == "T" or c == "P") and stripped.startswith(("ThreadID", "PThreadID")) \
+                and line.split()[0] in ("ThreadID", "PThreadID"):
             state = "other_table"
             end = table_end(lines, no)
             if _inert("\n".join(lines[no:end])):
-                consume(it, end - no + 1)
+                consume(numbered, end - no + 1)
                 state = None
             continue
         if (c == "(" and stripped.startswith("( ...")) or (c in _RULE_CHARS and _is_rule(stripped)):
@@ -247,11 +248,11 @@ def parse(text: str) -> SplatReport:
             continue
         if state == "locks":
             tokens = line.split()
-            if len(tokens) == 11 and len(tokens[1]) == 1 and tokens[1].isalpha() \
-                    and not (tokens[2].isascii() and tokens[2].isdigit()):
-                raise ParseError(f"{COMMAND}: per-lock row's acquisitions {tokens[2]!r} is not a whole number", no, line)
-            if len(tokens) >= 3 and len(tokens[1]) == 1 and tokens[1].isalpha() and tokens[2].isascii() \
-                    and tokens[2].isdigit():
+            whole = len(tokens) >= 3 and tokens[2].isascii() and tokens[2].isdigit()
+            if len(tokens) >= 3 and len(tokens[1]) == 1 and tokens[1].isalpha() and (whole or len(tokens) == 11):
+                if not whole:
+                    raise ParseError(f"{COMMAND}: per-lock row's acquisitions {tokens[2]!r} is not a whole number",
+                                     no, line)
                 if len(tokens) != 11:
                     raise ParseError(f"{COMMAND}: per-lock row has {len(tokens)} fields, expected 11", no, line)
                 spins = _opt(tokens[3], no, line)
