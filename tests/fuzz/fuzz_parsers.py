@@ -1,0 +1,74 @@
+"""Coverage-guided fuzzing of one parser with atheris (pip install atheris):
+
+    python3 tests/fuzz/fuzz_parsers.py splat -max_total_time=120 [libFuzzer flags]
+
+The fixtures and ../shared/corpus samples of that parser seed the run (written to a scratch
+corpus directory first). Bytes become text as the sources make it (UTF-8, undecodable bytes
+as U+FFFD); the parser must return a record or raise ParseError. Anything else is a crash
+that libFuzzer reports with the input that caused it.
+"""
+import os
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "exporter"))
+
+import atheris  # noqa: E402
+
+with atheris.instrument_imports():
+    from aix_exporter.parsers import (ParseError, iostat_tape, ps_env, splat, svmon_g, svmon_p,  # noqa: E402
+                                      tsm_actlog, vmo, vmstat, vmstat_s, vmstat_v)
+
+PARSERS = {
+    "vmstat": (vmstat.parse, ["vmstat"], ["vmstat", "vmstat-It", "vmstat-l", "vmstat-t", "vmstat-w"]),
+    "svmon_G": (svmon_g.parse, ["svmon_G"], ["svmon-G", "svmon-G-O"]),
+    "svmon_P": (svmon_p.parse, ["svmon_P"], ["svmon-P", "svmon-C", "svmon-U"]),
+    "vmo": (vmo.parse, ["vmo"], ["vmo-lgpg"]),
+    "vmstat_v": (vmstat_v.parse, ["vmstat_v"], ["vmstat-v"]),
+    "vmstat_s": (vmstat_s.parse, ["vmstat_s"], ["vmstat-s"]),
+    "splat": (splat.parse, ["splat"], ["splat"]),
+    "iostat_tape": (iostat_tape.parse, ["iostat_tape"], ["iostat"]),
+    "ps_env": (ps_env.parse, ["ps_env"], []),
+    "tsm_actlog": (tsm_actlog.parse, ["tsm_actlog"], ["tsm-actlog"]),
+}
+
+
+def seeds(key: str) -> list:
+    """The parser's fixtures and corpus samples, as bytes."""
+    _, fixture_dirs, corpus_dirs = PARSERS[key]
+    folders = [os.path.join(ROOT, "tests", "fixtures", d) for d in fixture_dirs]
+    folders += [os.path.join(ROOT, "..", "shared", "corpus", d) for d in corpus_dirs]
+    out = []
+    for folder in folders:
+        if os.path.isdir(folder):
+            for name in sorted(os.listdir(folder)):
+                path = os.path.join(folder, name)
+                if os.path.isfile(path) and not name.endswith(".md"):
+                    with open(path, "rb") as fh:
+                        out.append(fh.read())
+    return out
+
+
+def one_input(parse, data: bytes) -> None:
+    try:
+        parse(data.decode("utf-8", errors="replace"))
+    except ParseError:
+        pass
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in PARSERS:
+        raise SystemExit(f"usage: {sys.argv[0]} {{{','.join(PARSERS)}}} [libFuzzer flags]")
+    key = sys.argv[1]
+    parse = PARSERS[key][0]
+    corpus = tempfile.mkdtemp(prefix=f"fuzz-{key}-")
+    for i, data in enumerate(seeds(key)):
+        with open(os.path.join(corpus, f"seed{i}"), "wb") as fh:
+            fh.write(data)
+    atheris.Setup([sys.argv[0], *sys.argv[2:], corpus], lambda data: one_input(parse, data))
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
