@@ -1,9 +1,12 @@
 """Coverage-guided fuzzing of one parser with atheris (pip install atheris):
 
     python3 tests/fuzz/fuzz_parsers.py splat -max_total_time=120 [libFuzzer flags]
+    python3 tests/fuzz/fuzz_parsers.py splat crash-d96bb...     # run saved inputs once
 
-The fixtures and ../shared/corpus samples of that parser seed the run (written to a scratch
-corpus directory first). Bytes become text as the sources make it (UTF-8, undecodable bytes
+Without file arguments the fixtures and ../shared/corpus samples of that parser seed the run
+(written to a scratch corpus directory under TMPDIR first); with files or directories given,
+libFuzzer runs those instead (a saved crash reproduces this way). Crash inputs go to the working
+directory unless -artifact_prefix=DIR/ says otherwise. Bytes become text as the sources make it (UTF-8, undecodable bytes
 as U+FFFD); the parser must return a record or raise ParseError. Anything else is a crash
 that libFuzzer reports with the input that caused it.
 """
@@ -60,13 +63,15 @@ def one_input(parse, data: bytes) -> None:
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in PARSERS:
         raise SystemExit(f"usage: {sys.argv[0]} {{{','.join(PARSERS)}}} [libFuzzer flags]")
-    key = sys.argv[1]
+    key, args = sys.argv[1], sys.argv[2:]
     parse = PARSERS[key][0]
-    corpus = tempfile.mkdtemp(prefix=f"fuzz-{key}-")
-    for i, data in enumerate(seeds(key)):
-        with open(os.path.join(corpus, f"seed{i}"), "wb") as fh:
-            fh.write(data)
-    atheris.Setup([sys.argv[0], *sys.argv[2:], corpus], lambda data: one_input(parse, data))
+    if not [a for a in args if not a.startswith("-")]:
+        corpus = tempfile.mkdtemp(prefix=f"fuzz-{key}-")
+        for i, data in enumerate(seeds(key)):
+            with open(os.path.join(corpus, f"seed{i}"), "wb") as fh:
+                fh.write(data)
+        args.append(corpus)
+    atheris.Setup([sys.argv[0], *args], lambda data: one_input(parse, data))
     atheris.Fuzz()
 
 
