@@ -36,7 +36,7 @@ def text_lines(text: str, command: str) -> list[str]:
     Rejects empty output and binary data (NUL bytes or undecodable bytes that the
     source replaced with U+FFFD) with a ParseError.
     """
-    if text is None or not text or text.isspace():  # (not text.strip(): no copy of a large report)
+    if not text or text.isspace():  # (not text.strip(): no copy of a large report)
         raise ParseError(f"{command}: empty output")
     if "\x00" in text or "\ufffd" in text:
         for i, line in enumerate(text.splitlines(), 1):
@@ -59,6 +59,12 @@ def table_end(lines: list, start: int) -> int:
         return lines.index("", start)
     except ValueError:
         return len(lines)
+
+
+def is_digits(token: str) -> bool:
+    """Only ASCII digits: a whole number as AIX prints it. (str.isdigit alone also accepts
+    superscript and circled digits, which int() rejects.)"""
+    return token.isdigit() and token.isascii()
 
 
 _NUM_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")

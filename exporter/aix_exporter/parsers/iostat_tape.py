@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import ParseError, all_numbers, number, text_lines
+from . import ParseError, all_numbers, is_digits, number, text_lines
 
 COMMAND = "iostat -p"
 HEADER = ["Tapes:", "%", "tm_act", "Kbps", "tps", "Kb_read", "Kb_wrtn"]
@@ -67,7 +67,7 @@ def parse(text: str) -> dict:
         if len(tokens) != 6 or (tokens[0] not in devices and not _DEVICE_RE.match(tokens[0])) \
                 or not all_numbers(tokens[1:]):
             raise ParseError(f"{COMMAND}: tape row needs device and 5 numbers", no, line)
-        if not (tokens[4].isdigit() and tokens[5].isdigit() and tokens[4].isascii() and tokens[5].isascii()):
+        if not (is_digits(tokens[4]) and is_digits(tokens[5])):
             raise ParseError(f"{COMMAND}: Kb_read and Kb_wrtn are whole KB", no, line)
         current[tokens[0]] = tokens   # converted when its report turns out to be the last one
         devices.add(tokens[0])         # a name already checked (every interval lists the same drives)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional
 
-from . import ParseError, consume, is_number, number, table_end, text_lines
+from . import ParseError, consume, is_digits, is_number, number, table_end, text_lines
 
 COMMAND = "splat"
 LOCK_TYPES = {"Q": "runq", "S": "simple", "D": "disabled_simple", "C": "complex", "M": "mutex",
@@ -210,7 +210,7 @@ def parse(text: str) -> SplatReport:
                 if second and is_number(second[0]):
                     detail.miss_percent = float(second[0])
                     first = cells[0].split()
-                    if first and first[0].isascii() and first[0].isdigit():
+                    if first and is_digits(first[0]):
                         detail.acquisitions = int(first[0])
                     continue
         if "%Miss" in line and "%Total" in line:
@@ -248,7 +248,7 @@ def parse(text: str) -> SplatReport:
             continue
         if state == "locks":
             tokens = line.split()
-            whole = len(tokens) >= 3 and tokens[2].isascii() and tokens[2].isdigit()
+            whole = len(tokens) >= 3 and is_digits(tokens[2])
             if len(tokens) >= 3 and len(tokens[1]) == 1 and tokens[1].isalpha() and (whole or len(tokens) == 11):
                 if not whole:
                     raise ParseError(f"{COMMAND}: per-lock row's acquisitions {tokens[2]!r} is not a whole number",

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional
 
-from . import PAGE_SIZE_UNITS, ParseError, all_numbers, number, psize_label, svmon_unit, text_lines
+from . import PAGE_SIZE_UNITS, ParseError, all_numbers, is_digits, number, psize_label, svmon_unit, text_lines
 
 COMMAND = "svmon -P"
 FRAME = 4096
@@ -84,7 +84,7 @@ class Process:
 
 
 def _val(tok, no, line, unit_bytes):
-    if tok.isdigit() and tok.isascii():
+    if is_digits(tok):
         return int(tok)
     if tok == "-":
         return 0
@@ -96,8 +96,7 @@ def _val(tok, no, line, unit_bytes):
 
 def _vals(toks, no, line, unit_bytes) -> list:
     """Value tokens as numbers: plain digits (the common case) checked in one step."""
-    joined = "".join(toks)
-    if joined.isdigit() and joined.isascii():
+    if is_digits("".join(toks)):
         return list(map(int, toks))
     return [_val(t, no, line, unit_bytes) for t in toks]
 
@@ -169,14 +168,14 @@ def parse(text: str) -> list:
             has_psize, has_addr, tail = _segment_layout(tuple(tokens))
             in_pagesize = False
             continue
-        if proc_cols is not None and not in_pagesize and t0.isascii() and t0.isdigit() \
+        if proc_cols is not None and not in_pagesize and is_digits(t0) \
                 and len(tokens) >= 6 and all_numbers(tokens[2:6]):
             cur = _process_row(proc_cols, tokens, no, line, unit_bytes, frame, banner)
             procs.append(cur)
             continue
         if in_pagesize:
             if len(tokens) == 7 and t0 in _PS_LETTERS and tokens[2] in PAGE_SIZE_UNITS \
-                    and tokens[1].isdigit() and tokens[1].isascii():
+                    and is_digits(tokens[1]):
                 size, unit, vals = tokens[1], tokens[2], tokens[3:]   # 's 4 KB v v v v' (the regex's common case)
             else:
                 m = _PS_ROW_RE.match(line)
@@ -234,12 +233,10 @@ def _add_segment(proc: Process, has_psize, has_addr, tail, tokens, no, line, uni
         c = "0"
     if d == "-":
         d = "0"
-    joined = a + b + c + d
-    if joined.isdigit() and joined.isascii():
+    if is_digits(a + b + c + d):   # _vals' fast path inline: the bulk of a report takes it
         a, b, c, d = int(a), int(b), int(c), int(d)
     else:
-        a, b, c, d = _val(a, no, line, unit_bytes), _val(b, no, line, unit_bytes), \
-            _val(c, no, line, unit_bytes), _val(d, no, line, unit_bytes)
+        a, b, c, d = _vals((a, b, c, d), no, line, unit_bytes)
     proc.segment_count += 1
     if tokens[t_idx] == "work" and tokens[t_idx + 1] == "text" \
             and " ".join(tokens[t_idx + 1:n - tail]).rstrip(",").startswith(HEAP_DESCRIPTION):
