@@ -5,10 +5,10 @@
 
 Without file arguments the fixtures and ../shared/corpus samples of that parser seed the run
 (written to a scratch corpus directory under TMPDIR first); with files or directories given,
-libFuzzer runs those instead (a saved crash reproduces this way). Crash inputs go to the working
-directory unless -artifact_prefix=DIR/ says otherwise. Bytes become text as the sources make it (UTF-8, undecodable bytes
-as U+FFFD); the parser must return a record or raise ParseError. Anything else is a crash
-that libFuzzer reports with the input that caused it.
+libFuzzer runs those instead (a saved crash reproduces this way). Crash inputs go to the
+working directory unless -artifact_prefix=DIR/ says otherwise. Bytes become text as the
+sources make it (UTF-8, undecodable bytes as U+FFFD); the parser must return a record or raise
+ParseError. Anything else is a crash that libFuzzer reports with the input that caused it.
 """
 import os
 import sys
