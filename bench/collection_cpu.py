@@ -30,7 +30,7 @@ REPLAY = os.path.join(ROOT, "tests", "fixtures", "replay", "tsm-lpar")
 # AIX command -> the shell lines of its stub: pick the replay file from the arguments
 STUBS = {
     "/usr/bin/vmstat": 'case "$1" in -v) f=vmstat_v;; -s) f=vmstat_s;; *) f=vmstat;; esac',
-    "/usr/bin/svmon": 'case "$1" in -G) f=svmon_G;; *) f=svmon_P;; esac',
+    "/usr/bin/svmon": 'case "$1" in -G) f=svmon_g;; *) f=svmon_p;; esac',
     "/usr/sbin/vmo": "f=vmo",
     "/usr/bin/iostat": "f=iostat_tape",
     "/usr/bin/ps": 'case "$1" in -e) echo " 2753002 dsmserv"; exit 0;; *) f=ps_env;; esac',

@@ -61,7 +61,7 @@ def inputs():
     shape of IBM's svmon -P sample); ps eww: the same processes."""
     src = SimulatedSource("case-study")
     src.set_time(20000)
-    svmon_p_text = src.read("svmon_P") + render.storage_agents_svmon(1999)
+    svmon_p_text = src.read("svmon_p") + render.storage_agents_svmon(1999)
     return {
         "svmon -P (2,000 processes)": (svmon_p.parse, svmon_p_text),
         "splat (50 MB)": (splat.parse, big_splat()),
@@ -70,7 +70,7 @@ def inputs():
         "vmstat (10,000 intervals)": (vmstat.parse, long_vmstat(src)),
         "iostat -p (1,000 intervals, 8 drives)": (iostat_tape.parse, long_iostat(src)),
         "vmstat (2 intervals)": (vmstat.parse, src.read("vmstat")),
-        "svmon -G": (svmon_g.parse, src.read("svmon_G")),
+        "svmon -G": (svmon_g.parse, src.read("svmon_g")),
         "vmo -L": (vmo.parse, src.read("vmo")),
         "vmstat -v": (vmstat_v.parse, src.read("vmstat_v")),
         "vmstat -s": (vmstat_s.parse, src.read("vmstat_s")),

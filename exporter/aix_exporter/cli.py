@@ -2,14 +2,18 @@
 
     aix-exporter [--web.listen-address=:10990] [--web.telemetry-path=/metrics]
                  [--source system|replay:DIR|simulate:SCENARIO] [--config.file=FILE]
-                 [--collector.NAME | --no-collector.NAME ...] [--log.level=info]
-                 [--once] [--check-config]
+                 [--path.commands=DIR] [--collector.NAME | --no-collector.NAME ...]
+                 [--log.level=info] [--once] [--check-config]
     aix-exporter simulate --scenario S --out DIR [--at T]
+
+No collector is named here: each declares its flags, schedule and configuration
+(collectors/base.py).
 """
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import platform
 import signal
 import sys
@@ -24,8 +28,10 @@ DEFAULT_ADDRESS = ":10990"
 log = logging.getLogger("aix_exporter")
 
 
-def default_source() -> str:
-    return "system" if platform.system() == "AIX" else "simulate:case-study"
+OFF_AIX = ("aix-exporter: this is not AIX ({system}), so --source system has no AIX commands to run.\n"
+           "  For the simulated LPAR:        --source simulate:SCENARIO  (scenarios: {scenarios})\n"
+           "  For captured command output:   --source replay:DIR\n"
+           "  For stand-in commands:         --source system --path.commands DIR")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,8 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--web.config.file", dest="web_config", default=None,
                    help="TLS and basic auth, exporter-toolkit format (tls_server_config, basic_auth_users)")
     p.add_argument("--log.level", dest="log_level", default="info", choices=["debug", "info", "warn", "error"])
-    p.add_argument("--source", default=None,
-                   help="system, replay:DIR or simulate:SCENARIO (default: system on AIX, simulate:case-study elsewhere)")
+    p.add_argument("--source", default="system",
+                   help="system (the AIX commands; default), replay:DIR (captured output) or simulate:SCENARIO")
+    p.add_argument("--path.commands", dest="command_root", default=None,
+                   help="run the system source's commands from under DIR (DIR/usr/bin/vmstat ...): stand-in "
+                        "commands for tests off AIX")
     p.add_argument("--once", action="store_true", help="collect once, print the exposition to stdout, exit")
     p.add_argument("--collect.min-interval", dest="min_interval", type=float, default=5.0,
                    help="scrapes within this many seconds of the last collection share its pre-rendered "
@@ -58,11 +67,11 @@ def selected_collectors(args, settings, source) -> list:
     for name, cls in collector_registry().items():
         flag = getattr(args, f"c_{name}")
         enabled = cls.default_enabled if flag is None else flag
-        if getattr(cls, "requires_system", False) and source.name != "system":
+        if cls.requires_system and source.name != "system":
             if flag:
                 log.warning("collector=%s needs --source system; disabled", name)
             continue
-        if enabled and source.name == "system" and not _configured(name, settings):
+        if enabled and source.name == "system" and not cls.configured(settings):
             if flag:
                 log.warning("collector=%s enabled but not configured (see README); disabled", name)
             continue
@@ -71,19 +80,10 @@ def selected_collectors(args, settings, source) -> list:
     return out
 
 
-def _configured(name: str, settings) -> bool:
-    """On a real system, splat and tsm need a configured input to run."""
-    if name == "splat":
-        return bool(settings.splat.report_dir or settings.splat.enabled_trace)
-    if name == "tsm":
-        return bool(settings.tsm.actlog_file or settings.tsm.dsmadmc)
-    return True
-
-
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "simulate":
-        from .simulate.cli import main as sim_main
+        from .tools.history import main as sim_main
         return sim_main(argv[1:])
     args = build_parser().parse_args(argv)
     level = {"warn": "WARNING"}.get(args.log_level, args.log_level.upper())
@@ -96,26 +96,34 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"aix-exporter: invalid configuration: {e}", file=sys.stderr)
         return 1
+    if args.command_root:
+        if not args.command_root.startswith("/") or not os.path.isdir(args.command_root):
+            print(f"aix-exporter: --path.commands {args.command_root}: not an absolute path to a directory",
+                  file=sys.stderr)
+            return 1
+        settings.command_root = args.command_root
     if args.check_config:
         print(f"aix-exporter: configuration {args.config or '(defaults)'} is valid"
               + (f", web configuration {args.web_config} is valid" if args.web_config else ""))
         return 0
+    if args.source == "system" and platform.system() != "AIX" and not settings.command_root:
+        from .simulate.scenarios import SCENARIOS
+        print(OFF_AIX.format(system=platform.system(), scenarios=", ".join(sorted(SCENARIOS))), file=sys.stderr)
+        return 1
     try:
-        source = open_source(args.source or default_source(), settings)
+        source = open_source(args.source, settings)
     except ValueError as e:
         print(f"aix-exporter: {e}", file=sys.stderr)
         return 1
     collectors = selected_collectors(args, settings, source)
-    max_age = {"vmstat": settings.vmstat.max_age_seconds, "splat": settings.splat.max_age_seconds}
-    exporter = Exporter(source, collectors, max_age=max_age, min_interval=args.min_interval)
+    exporter = Exporter(source, collectors, min_interval=args.min_interval)
     if args.once:
         from prometheus_client import generate_latest
         exporter.collect_all()
         sys.stdout.write(generate_latest(exporter.registry()).decode())
         return 0
     from .web import make_server
-    exporter.start_background({"vmstat": settings.vmstat.interval_seconds * 2,
-                               "splat": settings.splat.every_minutes * 60})
+    exporter.start_background()
     try:
         server = make_server(exporter, args.listen, args.path, web_config)
     except (OSError, ValueError) as e:

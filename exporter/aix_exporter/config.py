@@ -60,6 +60,7 @@ class TsmSettings:
 @dataclass
 class Settings:
     command_timeout_seconds: float = 10
+    command_root: Optional[str] = None   # run commands from under this directory (--path.commands; tests)
     vmstat: VmstatSettings = field(default_factory=VmstatSettings)
     vmo: VmoSettings = field(default_factory=VmoSettings)
     process: ProcessSettings = field(default_factory=ProcessSettings)
@@ -125,6 +126,8 @@ def validate(s: Settings) -> Settings:
             raise ConfigError("tsm.dsmadmc: the first element must be an absolute path")
     if not s.splat.work_dir.startswith("/"):
         raise ConfigError("splat.work_dir: must be an absolute path")
+    if s.command_root is not None and (not isinstance(s.command_root, str) or not s.command_root.startswith("/")):
+        raise ConfigError("command_root: must be an absolute path")
     for name in ("report_dir",):
         v = getattr(s.splat, name)
         if v is not None and (not isinstance(v, str) or not v.startswith("/")):

@@ -27,8 +27,9 @@ from typing import Optional
 from prometheus_client.core import CollectorRegistry, GaugeMetricFamily
 
 from . import __version__
+from .commands import COMMANDS
 from .parsers import ParseError
-from .sources import KEYS, SourceError
+from .sources import NotRunning, SourceError
 
 log = logging.getLogger("aix_exporter")
 
@@ -53,7 +54,9 @@ class Exporter:
         self._rendered: dict = {}           # (format, gzip) -> bytes, for the last collection
         self.collectors = collectors
         self.clock = clock
-        self.max_age = max_age or {}
+        # a collector declares its max age; ``max_age`` overrides by collector name
+        self.max_age = {c.name: c.max_age() for c in collectors}
+        self.max_age.update(max_age or {})
         self.results = {c.name: Result() for c in collectors}
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -70,6 +73,8 @@ class Exporter:
         try:
             families = c.collect(self.source)
             ok = True
+        except NotRunning:
+            families, ok = c.no_data(), True   # no monitored process: no data, not a failure
         except ParseError as e:
             log.error("collector=%s command=%r parse error: %s", c.name, _command(c), e)
             families, ok = [], False
@@ -135,9 +140,12 @@ class Exporter:
                 self._rendered[key] = body
             return body
 
-    def start_background(self, period: dict):
+    def start_background(self, period: Optional[dict] = None):
+        """Start the background collectors, each on the period it declares (``period``
+        overrides by collector name)."""
         for c in self.background:
-            t = threading.Thread(target=self._loop, args=(c, period.get(c.name, 15)),
+            every = (period or {}).get(c.name, c.period())
+            t = threading.Thread(target=self._loop, args=(c, every),
                                  name=f"bg-{c.name}", daemon=True)
             t.start()
             self._threads.append(t)
@@ -179,7 +187,12 @@ class Exporter:
                 last.add_metric([c.name], r.last_success)
         build = GaugeMetricFamily("aix_exporter_build_info", "Build information of aix_exporter.", labels=["version"])
         build.add_metric([__version__], 1.0)
-        return _merge(out) + [success, duration, last, build]
+        source = GaugeMetricFamily("aix_exporter_source_info",
+                                   "Where the command text comes from: system (the AIX commands), replay:DIR "
+                                   "(captured output) or simulate:SCENARIO (the simulator, not a real LPAR).",
+                                   labels=["source"])
+        source.add_metric([getattr(self.source, "name", "unknown")], 1.0)
+        return _merge(out) + [success, duration, last, build, source]
 
     def registry(self) -> CollectorRegistry:
         """A registry serving the current results (collection is scrape()'s job)."""
@@ -208,4 +221,4 @@ def _merge(families: list) -> list:
 
 
 def _command(c) -> str:
-    return ", ".join(KEYS.get(k, k) for k in c.keys) or c.name
+    return ", ".join(COMMANDS[k].title if k in COMMANDS else k for k in c.keys) or c.name

@@ -14,8 +14,9 @@ VOLATILE = re.compile(
 
 
 def normalise(exposition: str) -> str:
-    """Blank the values that change from run to run (durations, timestamps)."""
-    return VOLATILE.sub(r"\1 <volatile>", exposition)
+    """Blank the values that change from run to run (durations, timestamps) and the
+    checkout's path (in aix_exporter_source_info{source="replay:..."})."""
+    return VOLATILE.sub(r"\1 <volatile>", exposition).replace(str(ROOT), "<checkout>")
 
 
 def run_once(*args, check=True):

@@ -9,7 +9,7 @@ from tests.e2e.helpers import run_once
 GOOD = FIXTURES / "replay" / "tsm-lpar"
 CASES = {
     "empty": b"",
-    "truncated": (GOOD / "svmon_G.txt").read_bytes()[:40],
+    "truncated": (GOOD / "svmon_g.txt").read_bytes()[:40],
     "binary": bytes(range(256)) * 4,
     "header-no-rows": b"               size       inuse        free         pin     virtual   mmode\n",
     "other-locale": "               taille     utilisée      libre     épinglé    virtuelle\n"
@@ -21,7 +21,7 @@ CASES = {
 def test_bad_svmon_g_fails_only_memory_collector(case, tmp_path):
     d = tmp_path / "replay"
     shutil.copytree(GOOD, d)
-    (d / "svmon_G.txt").write_bytes(CASES[case])
+    (d / "svmon_g.txt").write_bytes(CASES[case])
     proc = run_once("--source", f"replay:{d}")
     out = proc.stdout
     assert 'aix_exporter_collector_success{collector="memory"} 0.0' in out
@@ -51,9 +51,9 @@ def test_unusable_replay_directory_exits_1_with_a_message(tmp_path):
 
 
 KEYS = {  # replay file -> (collector, command named in the log line)
-    "vmstat": ("vmstat", "vmstat"), "svmon_G": ("memory", "svmon -G"), "vmo": ("vmo", "vmo"),
+    "vmstat": ("vmstat", "vmstat"), "svmon_g": ("memory", "svmon -G"), "vmo": ("vmo", "vmo"),
     "vmstat_v": ("vmstat_v", "vmstat -v"), "vmstat_s": ("vmstat_s", "vmstat -s"),
-    "svmon_P": ("process", "svmon -P"), "ps_env": ("ldr_cntrl", "ps eww"), "splat": ("splat", "splat"),
+    "svmon_p": ("process", "svmon -P"), "ps_env": ("ldr_cntrl", "ps eww"), "splat": ("splat", "splat"),
     "iostat_tape": ("tape", "iostat -p"), "tsm_actlog": ("tsm", "TSM activity log"),
 }
 ALL = sorted(c for c, _ in KEYS.values())
@@ -63,11 +63,11 @@ ALL = sorted(c for c, _ in KEYS.values())
 # rule, a number without its label, a log line without its date.
 CUTS = {
     "vmstat": lambda t: t[: t.rindex(b"1638622") + 30],
-    "svmon_G": lambda t: t[: t.index(b"L   16 MB") + 25],
+    "svmon_g": lambda t: t[: t.index(b"L   16 MB") + 25],
     "vmo": lambda t: t[: t.rstrip(b"\n").rindex(b"\n") + 1],   # without the closing rule
     "vmstat_v": lambda t: t[: t.rindex(b"58.8") + 2],
     "vmstat_s": lambda t: t[: t.rindex(b"1989400130") + 5],
-    "svmon_P": lambda t: t[: t.rindex(b"14677") + 10],
+    "svmon_p": lambda t: t[: t.rindex(b"14677") + 10],
     "splat": lambda t: t[: t.index(b".xlpin") + 25],
     "iostat_tape": lambda t: t[: t.rindex(b"rmt1") + 20],
     "tsm_actlog": lambda t: t + b"ANR9999D_1 CheckPosition(pvrntp.c:1) Thread<1>:\n",

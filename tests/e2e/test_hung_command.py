@@ -21,7 +21,7 @@ class LinuxStandIn(SystemSource):
     child), vmo prints a captured output. Everything else is the real runner."""
 
     def argv(self, key):
-        if key == "svmon_G":
+        if key == "svmon_g":
             return ["/bin/sh", "-c", f"sleep 300 & echo {MARK} >/dev/null; wait", MARK]
         if key == "vmo":
             return ["/bin/cat", str(FIXTURES / "vmo" / "lgpg-L-tuned-pending.txt")]

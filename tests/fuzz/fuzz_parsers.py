@@ -25,8 +25,8 @@ with atheris.instrument_imports():
 
 PARSERS = {
     "vmstat": (vmstat.parse, ["vmstat"], ["vmstat", "vmstat-It", "vmstat-l", "vmstat-t", "vmstat-w"]),
-    "svmon_G": (svmon_g.parse, ["svmon_G"], ["svmon-G", "svmon-G-O"]),
-    "svmon_P": (svmon_p.parse, ["svmon_P"], ["svmon-P", "svmon-C", "svmon-U"]),
+    "svmon_g": (svmon_g.parse, ["svmon_g"], ["svmon-G", "svmon-G-O"]),
+    "svmon_p": (svmon_p.parse, ["svmon_p"], ["svmon-P", "svmon-C", "svmon-U"]),
     "vmo": (vmo.parse, ["vmo"], ["vmo-lgpg"]),
     "vmstat_v": (vmstat_v.parse, ["vmstat_v"], ["vmstat-v"]),
     "vmstat_s": (vmstat_s.parse, ["vmstat_s"], ["vmstat-s"]),

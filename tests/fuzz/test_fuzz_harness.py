@@ -9,7 +9,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.join(HERE, "fuzz_parsers.py")
-PARSERS = ["vmstat", "svmon_G", "svmon_P", "vmo", "vmstat_v", "vmstat_s", "splat", "iostat_tape", "ps_env",
+PARSERS = ["vmstat", "svmon_g", "svmon_p", "vmo", "vmstat_v", "vmstat_s", "splat", "iostat_tape", "ps_env",
            "tsm_actlog"]
 
 

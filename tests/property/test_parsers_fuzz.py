@@ -12,11 +12,11 @@ from aix_exporter.sources.simulate import SimulatedSource
 from tests.conftest import FIXTURES
 
 PARSERS = {
-    "vmstat": vmstat.parse, "svmon_G": svmon_g.parse, "svmon_P": svmon_p.parse, "vmo": vmo.parse,
+    "vmstat": vmstat.parse, "svmon_g": svmon_g.parse, "svmon_p": svmon_p.parse, "vmo": vmo.parse,
     "vmstat_v": vmstat_v.parse, "vmstat_s": vmstat_s.parse, "splat": splat.parse, "iostat_tape": iostat_tape.parse,
     "ps_env": ps_env.parse, "tsm_actlog": tsm_actlog.parse,
 }
-FIXTURE_DIRS = {"vmstat": "vmstat", "svmon_G": "svmon_G", "svmon_P": "svmon_P", "vmo": "vmo", "vmstat_v": "vmstat_v",
+FIXTURE_DIRS = {"vmstat": "vmstat", "svmon_g": "svmon_g", "svmon_p": "svmon_p", "vmo": "vmo", "vmstat_v": "vmstat_v",
                 "vmstat_s": "vmstat_s", "splat": "splat", "iostat_tape": "iostat_tape", "ps_env": "ps_env",
                 "tsm_actlog": "tsm_actlog"}
 

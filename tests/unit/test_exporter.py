@@ -86,7 +86,7 @@ import time  # noqa: E402
 
 
 class Hanging(Collector):
-    name, keys = "hanging", ("svmon_G",)
+    name, keys = "hanging", ("svmon_g",)
 
     def __init__(self):
         super().__init__()

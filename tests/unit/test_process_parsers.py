@@ -1,6 +1,7 @@
 import pytest
 
-from aix_exporter.collectors.process import families_from, ldr_families
+from aix_exporter.collectors.ldr_cntrl import ldr_families
+from aix_exporter.collectors.process import families_from
 from aix_exporter.parsers import ParseError, ps_env, svmon_p
 from tests.conftest import fixture_text
 from tests.unit.helpers import samples
@@ -9,7 +10,7 @@ P4K, P64K, P16M = 4096, 65536, 16 << 20
 
 
 def test_4k_regime_dsmserv_61_flags_pagesize_table_and_heap_segments():
-    (p,) = svmon_p.parse(fixture_text("svmon_P", "dsmserv-4k-regime-61.txt"))
+    (p,) = svmon_p.parse(fixture_text("svmon_p", "dsmserv-4k-regime-61.txt"))
     assert (p.pid, p.command, p.large_page_mode) == (2687182, "dsmserv", "N")
     assert p.inuse == 426493 * P4K and p.pgsp == 60847 * P4K
     assert p.heap_segments == 8
@@ -30,7 +31,7 @@ def test_4k_regime_dsmserv_61_flags_pagesize_table_and_heap_segments():
 
 
 def test_two_processes_16m_mandatory_and_y_totals_match_pagesize_tables():
-    procs = svmon_p.parse(fixture_text("svmon_P", "dsmsta-16m-mandatory-and-dsmserv.txt"))
+    procs = svmon_p.parse(fixture_text("svmon_p", "dsmsta-16m-mandatory-and-dsmserv.txt"))
     assert [(p.command, p.large_page_mode, p.heap_segments) for p in procs] == [("dsmsta", "M", 0), ("dsmserv", "Y", 8)]
     sta, srv = procs
     # the seed's invariant: 42 + 16 x 1012 + 4096 x 18 = 89962 frames
@@ -45,7 +46,7 @@ def test_two_processes_16m_mandatory_and_y_totals_match_pagesize_tables():
 
 
 def test_unit_kb_summary_has_totals_but_no_page_size_detail():
-    procs = svmon_p.parse(fixture_text("svmon_P", "unit-kb-summary-basic.txt"))
+    procs = svmon_p.parse(fixture_text("svmon_p", "unit-kb-summary-basic.txt"))
     assert [p.pid for p in procs] == [2753002, 3014682]
     assert procs[0].inuse == 2019412 * 1024 and procs[0].by_psize() == {}
     m = samples(families_from(procs))
@@ -55,7 +56,7 @@ def test_unit_kb_summary_has_totals_but_no_page_size_detail():
 
 
 def test_max_processes_caps_series_by_memory_use():
-    procs = svmon_p.parse(fixture_text("svmon_P", "dsmsta-16m-mandatory-and-dsmserv.txt"))
+    procs = svmon_p.parse(fixture_text("svmon_p", "dsmsta-16m-mandatory-and-dsmserv.txt"))
     m = samples(families_from(procs, max_processes=1))
     assert {k[1][0][1] for k in m if k[0] == "aix_process_total_inuse_bytes"} == {"dsmserv"}
 
@@ -103,7 +104,7 @@ def test_ps_env_bad_input(text, message):
 
 
 def test_aix53_lpage_column_gives_the_mode_and_old_rows_are_4k():
-    (p,) = svmon_p.parse(fixture_text("svmon_P", "aix53-lpage-column.txt"))
+    (p,) = svmon_p.parse(fixture_text("svmon_p", "aix53-lpage-column.txt"))
     assert (p.pid, p.large_page_mode, p.heap_segments) == (929856, "Y", 2)
     assert p.segment_count == 4 and p.segment_pages == {}    # no PSize column: the LPage flag column instead
     assert p.by_psize() == {"4K": {"inuse": 412301 * P4K, "pin": 8721 * P4K, "pgsp": 21455 * P4K, "virtual": 431187 * P4K}}

@@ -35,3 +35,11 @@ def test_setup_commands_exist():
     assert (ROOT / "deploy" / "demo" / "run.sh").exists() and (ROOT / "tests" / "run.sh").exists()
     ci = (ROOT / ".ci" / "run").read_text()
     assert ci.rstrip().endswith("bash tests/run.sh")
+
+
+def test_sources_table_is_the_command_table():
+    from aix_exporter import commands
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- sources:start -->\n", 1)[1].split("<!-- sources:end -->", 1)[0]
+    assert block == commands.sources_table(), "README Sources table is stale: python -m aix_exporter.commands"
+    assert "| `svmon_p` | svmon -P |" in block and "`tsm_actlog.txt`" in block

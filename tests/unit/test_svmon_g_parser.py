@@ -9,7 +9,7 @@ P4K, P64K, P16M = 4096, 65536, 16 * 2**20
 
 
 def test_tsm_lpar_with_16m_pool_values_in_each_rows_page_size():
-    rec = svmon_g.parse(fixture_text("svmon_G", "tsm-lpar-16m-pool.txt"))
+    rec = svmon_g.parse(fixture_text("svmon_g", "tsm-lpar-16m-pool.txt"))
     assert rec.mode == "Ded" and rec.unit == "page" and rec.reports == 1
     assert rec.memory["size"] == 16777216 * P4K
     assert rec.memory["inuse"] == 12400512 * P4K
@@ -34,7 +34,7 @@ def test_tsm_lpar_with_16m_pool_values_in_each_rows_page_size():
 
 
 def test_aix53_layout_without_mmode_other_or_pagesize_table():
-    rec = svmon_g.parse(fixture_text("svmon_G", "aix53-no-mmode-no-other.txt"))
+    rec = svmon_g.parse(fixture_text("svmon_g", "aix53-no-mmode-no-other.txt"))
     assert rec.mode is None and rec.page_sizes == []
     assert rec.memory["pin"] == 66521 * P4K
     assert rec.segments["inuse"] == {"work": 129600 * P4K, "pers": 275195 * P4K, "clnt": 0}
@@ -42,7 +42,7 @@ def test_aix53_layout_without_mmode_other_or_pagesize_table():
 
 
 def test_unit_kb_applies_to_every_value_including_pagesize_table():
-    rec = svmon_g.parse(fixture_text("svmon_G", "unit-kb-available.txt"))
+    rec = svmon_g.parse(fixture_text("svmon_g", "unit-kb-available.txt"))
     assert rec.unit == "kb" and rec.mode == "Shar"
     assert rec.memory["available"] == 3506176 * 1024
     small = [p for p in rec.page_sizes if p.psize == "64K"][0]
@@ -52,7 +52,7 @@ def test_unit_kb_applies_to_every_value_including_pagesize_table():
 
 
 def test_repeated_reports_use_the_last():
-    text = fixture_text("svmon_G", "aix53-no-mmode-no-other.txt")
+    text = fixture_text("svmon_g", "aix53-no-mmode-no-other.txt")
     second = text.replace("425275", "425999")
     rec = svmon_g.parse(text + second)
     assert rec.reports == 2 and rec.memory["inuse"] == 425999 * P4K

@@ -8,7 +8,7 @@ import time
 
 from aix_exporter.collectors.cpu import CpuCollector
 from aix_exporter.config import Settings
-from aix_exporter.sources import system
+from aix_exporter.sources import splat_window, system
 from aix_exporter.sources.system import SystemSource, dsmadmc_new_lines
 from tests.conftest import FIXTURES, ROOT
 from tests.unit.helpers import samples
@@ -25,7 +25,7 @@ def test_trace_window_runs_trace_trcstop_trcrpt_gensyms_splat_in_order(monkeypat
         return "gensyms output\n" if argv[0] == "/usr/bin/gensyms" else ""
 
     monkeypatch.setattr(system, "run", fake_run)
-    monkeypatch.setattr(system.time, "sleep", lambda s: calls.append(["sleep", s]))
+    monkeypatch.setattr(splat_window.time, "sleep", lambda s: calls.append(["sleep", s]))
     s = Settings()
     s.splat.enabled_trace, s.splat.work_dir, s.splat.trace_seconds = True, str(tmp_path), 5
     text = SystemSource(s).read("splat")
@@ -76,7 +76,7 @@ def test_simulate_out_writes_a_replay_directory_that_replays(tmp_path):
                         str(tmp_path), "--at", "7200"], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and "wrote 10 files" in r.stdout, r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        f"{k}.txt" for k in ("vmstat", "vmstat_v", "vmstat_s", "svmon_G", "svmon_P", "vmo", "splat", "iostat_tape",
+        f"{k}.txt" for k in ("vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "vmo", "splat", "iostat_tape",
                              "tsm_actlog", "ps_env"))
     out = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--source", f"replay:{tmp_path}", "--once"],
                          capture_output=True, text=True, env=env).stdout

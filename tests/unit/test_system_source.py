@@ -46,8 +46,8 @@ def test_system_argv_use_absolute_paths_and_configured_tunables():
     src = SystemSource(s)
     assert src.argv("vmo") == ["/usr/sbin/vmo", "-L", "lgpg_regions", "-L", "lgpg_size", "-L", "maxpin%"]
     assert src.argv("vmstat") == ["/usr/bin/vmstat", "-w", "-l", "5", "2"]
-    assert src.argv("svmon_G") == ["/usr/bin/svmon", "-G"]
-    for key in ("vmstat", "vmstat_v", "vmstat_s", "svmon_G", "vmo"):
+    assert src.argv("svmon_g") == ["/usr/bin/svmon", "-G"]
+    for key in ("vmstat", "vmstat_v", "vmstat_s", "svmon_g", "vmo"):
         assert os.path.isabs(src.argv(key)[0])
     assert "vmstat" in src.slow_keys
 

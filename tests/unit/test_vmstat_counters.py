@@ -1,6 +1,7 @@
 import pytest
 
-from aix_exporter.collectors.vmstat_counters import s_families, v_families
+from aix_exporter.collectors.vmstat_s import s_families
+from aix_exporter.collectors.vmstat_v import v_families
 from aix_exporter.parsers import ParseError, vmstat_s, vmstat_v
 from tests.conftest import fixture_text
 from tests.unit.helpers import samples

@@ -1,12 +1,13 @@
 """aix_cpu_seconds_total{mode} from psutil (system source only)."""
 from __future__ import annotations
 
-from . import Collector, Families
+from .base import Collector, Families, register
 
 _MODES = {"user": "user", "system": "sys", "idle": "idle", "iowait": "wait", "nice": "nice",
           "irq": "irq", "softirq": "softirq", "steal": "steal"}
 
 
+@register
 class CpuCollector(Collector):
     name = "cpu"
     keys = ()

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..parsers import svmon_g
-from . import Collector, Families
+from .base import Collector, Families, register
 
 
 _PAGE_SIZE_VALUES = (
@@ -48,10 +48,11 @@ def families_from(rec: svmon_g.SvmonGlobal) -> list:
     return f.result()
 
 
+@register
 class MemoryCollector(Collector):
     name = "memory"
-    keys = ("svmon_G",)
+    keys = ("svmon_g",)
     help = "svmon -G: memory, paging space, page-size pools (16 MB large-page pool)"
 
     def collect(self, source) -> list:
-        return families_from(svmon_g.parse(source.read("svmon_G")))
+        return families_from(svmon_g.parse(source.read("svmon_g")))

@@ -1,10 +1,8 @@
-"""svmon -P -> per-process memory by page size, 16MB mode and heap segments;
-ps eww -> LDR_CNTRL in effect."""
+"""svmon -P -> per-process memory by page size, 16MB mode and heap segments."""
 from __future__ import annotations
 
-from ..parsers import ps_env, svmon_p
-from ..sources import NotRunning
-from . import Collector, Families
+from ..parsers import svmon_p
+from .base import Collector, Families, register
 
 _VALUES = (("inuse", "aix_process_inuse_bytes", "Memory in use by the process per page size (svmon -P)."),
            ("pin", "aix_process_pinned_bytes", "Pinned memory of the process per page size (svmon -P)."),
@@ -36,46 +34,16 @@ def families_from(procs: list, max_processes: int = 20) -> list:
     return f.result()
 
 
-class _MonitoredProcesses(Collector):
-    """Reads a per-process report; no monitored process running is no data, not a failure."""
-
-    @property
-    def limit(self) -> int:
-        return self.settings.process.max_processes if self.settings else 20
-
-    def read_running(self, source, key):
-        try:
-            return source.read(key)
-        except NotRunning:
-            return None
-
-
-class ProcessCollector(_MonitoredProcesses):
+@register
+class ProcessCollector(Collector):
     name = "process"
-    keys = ("svmon_P",)
+    keys = ("svmon_p",)
     help = "svmon -P of the monitored processes (dsmserv, dsmsta): page sizes, 16MB mode, heap segments"
+    settings_section = "process"
+
+    def no_data(self) -> list:
+        return families_from([])   # aix_process_monitored 0
 
     def collect(self, source) -> list:
-        text = self.read_running(source, "svmon_P")
-        return families_from([] if text is None else svmon_p.parse(text), self.limit)
-
-
-def ldr_families(envs: list, max_processes: int = 20) -> list:
-    f = Families()
-    for e in envs[:max_processes]:
-        labels = {"command": e.command, "pid": str(e.pid)}
-        labels.update({k.lower(): e.ldr_cntrl.get(k, "") for k in ps_env.LDR_KEYS})
-        f.set("aix_process_ldr_cntrl_info",
-              "LDR_CNTRL in the environment of the monitored process (ps eww); empty strings where unset.",
-              1, labels)
-    return f.result()
-
-
-class LdrCntrlCollector(_MonitoredProcesses):
-    name = "ldr_cntrl"
-    keys = ("ps_env",)
-    help = "ps eww of the monitored processes: LDR_CNTRL (LARGE_PAGE_DATA, page sizes) in effect"
-
-    def collect(self, source) -> list:
-        text = self.read_running(source, "ps_env")
-        return [] if text is None else ldr_families(ps_env.parse(text), self.limit)
+        limit = self.config.max_processes
+        return families_from(svmon_p.parse(source.read("svmon_p")), limit)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..parsers import splat
-from . import Collector, Families
+from .base import Collector, Families, register
 
 
 def rank_functions(functions: dict) -> list:
@@ -34,13 +34,26 @@ def families_from(rep: splat.SplatReport, top_n: int = 10, report_time=None) -> 
     return f.result()
 
 
+@register
 class SplatCollector(Collector):
     name = "splat"
     keys = ("splat",)
     help = "splat lock report (trace window or watched directory): pin-lock miss ratio, top locks"
+    settings_section = "splat"
+
+    @classmethod
+    def configured(cls, settings) -> bool:
+        """On a real system splat needs a watched directory or the trace window."""
+        return bool(settings.splat.report_dir or settings.splat.enabled_trace)
+
+    def period(self) -> float:
+        return self.config.every_minutes * 60
+
+    def max_age(self):
+        return self.config.max_age_seconds
 
     def collect(self, source) -> list:
-        top_n = self.settings.splat.top_n if self.settings else 10
+        top_n = self.config.top_n
         text = source.read("splat")
         when = getattr(source, "report_time", lambda key: None)("splat")
         return families_from(splat.parse(text), top_n, when)

@@ -10,7 +10,7 @@ while the device's byte counters do not reset (the derivation rounds).
 from __future__ import annotations
 
 from ..parsers import iostat_tape
-from . import Collector, Families
+from .base import Collector, Families, register
 
 
 def elapsed(row) -> float:
@@ -29,6 +29,7 @@ def busy_seconds(row) -> float:
     return round(row.busy_percent / 100.0 * elapsed(row), 1)
 
 
+@register
 class TapeCollector(Collector):
     name = "tape"
     keys = ("iostat_tape",)

@@ -20,16 +20,23 @@ import os
 import tempfile
 
 from ..parsers import tsm_actlog
-from . import Collector, Families
+from .base import Collector, Families, register
 
 log = logging.getLogger("aix_exporter")
 COUNTED = set("WESD")
 
 
+@register
 class TsmCollector(Collector):
     name = "tsm"
     keys = ("tsm_actlog",)
     help = "TSM activity log: warning, error, severe, diagnostic and configured message counts"
+    settings_section = "tsm"
+
+    @classmethod
+    def configured(cls, settings) -> bool:
+        """On a real system the activity log needs a log file or a dsmadmc query."""
+        return bool(settings.tsm.actlog_file or settings.tsm.dsmadmc)
 
     def __init__(self, settings=None):
         super().__init__(settings)

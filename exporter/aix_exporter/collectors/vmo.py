@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..parsers import vmo
-from . import Collector, Families
+from .base import Collector, Families, register
 
 
 def families_from(tunables: dict) -> list:
@@ -15,6 +15,7 @@ def families_from(tunables: dict) -> list:
     return f.result()
 
 
+@register
 class VmoCollector(Collector):
     name = "vmo"
     keys = ("vmo",)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..parsers import vmstat
-from . import Collector, Families
+from .base import Collector, Families, register
 
 FRAME = 4096
 _CPU = {"us": "user", "sy": "sys", "id": "idle", "wa": "wait"}
@@ -47,10 +47,18 @@ def families_from(rec: vmstat.VmstatRecord) -> list:
     return f.result()
 
 
+@register
 class VmstatCollector(Collector):
     name = "vmstat"
     keys = ("vmstat",)
     help = "vmstat interval report: CPU, run queue, memory, paging, large pages (-l), pc/ec"
+    settings_section = "vmstat"
+
+    def period(self) -> float:
+        return self.config.interval_seconds * 2     # vmstat INTERVAL 2 takes two intervals
+
+    def max_age(self):
+        return self.config.max_age_seconds
 
     def collect(self, source) -> list:
         return families_from(vmstat.parse(source.read("vmstat")))

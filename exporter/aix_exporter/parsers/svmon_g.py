@@ -1,6 +1,6 @@
 """Global memory report: ``svmon -G`` (also ``-G -i N``, ``-G -O unit=..``).
 
-Format rules (tests/fixtures/svmon_G and ../shared/corpus/svmon-G*):
+Format rules (tests/fixtures/svmon_g and ../shared/corpus/svmon-G*):
 
 * Unit: without a ``Unit:`` banner, the ``memory``/``pg space``/``pin``/
   ``in use`` rows are in 4 KB frames and each ``PageSize`` row is in that

@@ -1,6 +1,6 @@
 """Process report: ``svmon -P [pid ...]`` (also ``-O`` styles).
 
-Format rules (tests/fixtures/svmon_P, ../shared/corpus/svmon-P, seed 000):
+Format rules (tests/fixtures/svmon_p, ../shared/corpus/svmon-P, seed 000):
 
 * Each process starts under a header ``Pid Command Inuse Pin Pgsp Virtual``
   followed by optional flag columns: ``64-bit Mthrd 16MB`` (5.3/6.1),

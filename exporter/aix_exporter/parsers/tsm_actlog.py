@@ -27,7 +27,18 @@ COMMAND = "tsm activity log"
 _MSG_RE = re.compile(
     r"\s*(\d\d/\d\d/(?:\d\d)?\d\d)\s+(\d\d:\d\d:\d\d)\s+([A-Z]{3}\d{4}([IWESD]))(?:_\w+)?(?:\s|$)")
 _BARE_ID_RE = re.compile(r"^\s*[A-Z]{3}\d{4}[IWESD](?:_\w+)?\s")
-_DATE_ONLY_RE = re.compile(r"^\s*\d{2}/\d{2}/(?:\d{4}|\d{2})\s+\d{2}:\d{2}:\d{2}\b")
+# the date and time that start a message line (the one date grammar of the log)
+_DATED_RE = re.compile(r"\s*(\d\d)/(\d\d)/((?:\d\d)?\d\d)\s+(\d\d):(\d\d):(\d\d)\b")
+
+
+def timestamp_key(line: str):
+    """'YYYYMMDDhhmmss' of a line that starts with a date and time (two-digit years are
+    20YY), or None for a continuation line: sortable, for deduplicating queries."""
+    m = _DATED_RE.match(line)
+    if not m:
+        return None
+    month, day, year, hh, mm, ss = m.groups()
+    return f"{year if len(year) == 4 else '20' + year}{month}{day}{hh}{mm}{ss}"
 
 
 @dataclass
@@ -70,7 +81,7 @@ def parse_lenient(text: str, allow_leading_continuation: bool = False) -> tuple:
             if m:
                 out.append(Message(*m.groups(), no))
                 continue
-            bad = "dated line without a message id" if _DATE_ONLY_RE.match(line) else None
+            bad = "dated line without a message id" if _DATED_RE.match(line) else None
         elif st[:3].isupper() and st[3:4].isdigit() and _BARE_ID_RE.match(line):
             bad = "message without a date and time"
         else:

@@ -323,3 +323,42 @@ def actlog(s: State, epoch0: float, until_t: float) -> str:
         out.append(f"{_ts(when, '%m/%d/%Y %H:%M:%S')}  {msgid} {lines[0]}")
         out += [" " * 22 + l for l in lines[1:]]
     return "\n".join(out) + ("\n" if out else "")
+
+
+# -- one renderer per command key (the keys of the package's command table) ---------------
+class ProcessDown(Exception):
+    """The monitored server is not running: a per-process command has nothing to report."""
+
+
+class Context:
+    """What a renderer needs: the model, its state at simulated time t, the wall time of
+    t = 0, and how many monitored processes to show (extra ones are storage agents)."""
+    __slots__ = ("model", "state", "t", "epoch0", "processes")
+
+    def __init__(self, model: Model, state: State, t: float, epoch0: float, processes: int = 1):
+        self.model, self.state, self.t, self.epoch0, self.processes = model, state, t, epoch0, processes
+
+
+def _running(ctx: Context) -> State:
+    if not ctx.state.server_up:
+        raise ProcessDown("dsmserv is not running")
+    return ctx.state
+
+
+RENDERERS = {
+    "vmstat": lambda c: vmstat(c.model, c.state),
+    "vmstat_v": lambda c: vmstat_v(c.state),
+    "vmstat_s": lambda c: vmstat_s(c.state),
+    "svmon_g": lambda c: svmon_g(c.state),
+    "svmon_p": lambda c: svmon_p(_running(c)) + storage_agents_svmon(c.processes - 1),
+    "ps_env": lambda c: ps_env(_running(c)) + storage_agents_ps(c.processes - 1),
+    "vmo": lambda c: vmo(c.state),
+    "splat": lambda c: splat(c.state, c.epoch0 + c.t),
+    "iostat_tape": lambda c: iostat_tape(c.state),
+    "tsm_actlog": lambda c: actlog(c.state, c.epoch0, c.t),
+}
+
+
+def render(key: str, ctx: Context) -> str:
+    """The text the command ``key`` prints in this state (KeyError for a key with no renderer)."""
+    return RENDERERS[key](ctx)

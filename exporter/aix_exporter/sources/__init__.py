@@ -1,7 +1,7 @@
 """Where command text comes from.
 
-A source answers ``read(key)`` with the text of one logical command (keys are
-listed in ``KEYS``); collectors never know whether the text came from a real
+A source answers ``read(key)`` with the text of one logical command (the keys
+are those of the command table, ``commands.py``); collectors never know whether the text came from a real
 AIX command, a replay directory or the simulator. Failures raise
 :class:`SourceError` with a one-line message.
 """
@@ -9,19 +9,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-# key -> what it stands for (DESIGN.md); replay files are named <key>.txt
-KEYS = {
-    "vmstat": "vmstat [-w] [-t] [-l] [-I] interval count",
-    "vmstat_v": "vmstat -v",
-    "vmstat_s": "vmstat -s",
-    "svmon_G": "svmon -G",
-    "svmon_P": "svmon -P <pid>...",
-    "vmo": "vmo -L lgpg_regions -L lgpg_size (or vmo -a)",
-    "splat": "splat -da report",
-    "iostat_tape": "iostat -p",
-    "tsm_actlog": "TSM activity log",
-    "ps_env": "ps eww <pid>",
-}
+from ..commands import COMMANDS
+
+# key -> what runs on AIX (the command table); replay files are named <key>.txt
+KEYS = {key: c.aix for key, c in COMMANDS.items()}
 
 
 class SourceError(RuntimeError):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from ..parsers.tsm_actlog import timestamp_key
 from . import SourceError
 
 MAX_CHUNK = 64 << 20   # never read more than 64 MiB in one cycle
@@ -37,3 +38,27 @@ def tail(path: str, position, start_at_end: bool = False):
         raise SourceError(f"cannot read {path}: {e.strerror}") from None
     end = data.rfind(b"\n") + 1
     return data[:end].decode("utf-8", errors="replace"), {"inode": st.st_ino, "offset": offset + end}
+
+
+def dsmadmc_new_lines(text: str, position):
+    """Messages of a 'q actlog' query that are newer than the watermark.
+
+    The position keeps the newest timestamp seen and the message lines seen at
+    that second, so overlapping query windows never count a message twice. The
+    date grammar is the activity-log parser's (tsm_actlog.timestamp_key).
+    """
+    mark = (position or {}).get("mark", "")
+    seen = set((position or {}).get("seen", []))
+    out, keep = [], False
+    new_mark, new_seen = mark, set(seen)
+    for line in text.splitlines():
+        ts = timestamp_key(line)
+        if ts is not None:
+            keep = ts > mark or (ts == mark and line not in seen)
+            if ts > new_mark:
+                new_mark, new_seen = ts, set()
+            if ts == new_mark:
+                new_seen.add(line)
+        if keep:
+            out.append(line)
+    return "\n".join(out) + ("\n" if out else ""), {"mark": new_mark, "seen": sorted(new_seen)}

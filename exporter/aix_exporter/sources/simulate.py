@@ -59,30 +59,13 @@ class SimulatedSource:
 
     def read(self, key: str) -> str:
         t = self.now()
-        s = self.model.state(t)
-        if key in ("svmon_P", "ps_env") and not s.server_up:
-            raise NotRunning("dsmserv is not running")
-        if key == "vmstat":
-            return render.vmstat(self.model, s)
-        if key == "svmon_G":
-            return render.svmon_g(s)
-        if key == "svmon_P":
-            return render.svmon_p(s) + render.storage_agents_svmon(self.processes - 1)
-        if key == "vmo":
-            return render.vmo(s)
-        if key == "vmstat_v":
-            return render.vmstat_v(s)
-        if key == "vmstat_s":
-            return render.vmstat_s(s)
-        if key == "iostat_tape":
-            return render.iostat_tape(s)
-        if key == "ps_env":
-            return render.ps_env(s) + render.storage_agents_ps(self.processes - 1)
-        if key == "splat":
-            return render.splat(s, self.epoch(t))
-        if key == "tsm_actlog":
-            return render.actlog(s, self.epoch0, t)
-        raise SourceError(f"the simulator has no command {key!r}")
+        if key not in render.RENDERERS:
+            raise SourceError(f"the simulator has no command {key!r}")
+        ctx = render.Context(self.model, self.model.state(t), t, self.epoch0, self.processes)
+        try:
+            return render.render(key, ctx)
+        except render.ProcessDown as e:
+            raise NotRunning(str(e)) from None
 
     def read_log(self, key: str, position):
         text = self.read(key)

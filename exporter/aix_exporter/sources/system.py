@@ -1,8 +1,13 @@
-"""system: runs the real AIX commands.
+"""system: runs the real AIX commands of the command table and returns their text.
 
 Each command runs from an argv list (never a shell) with an absolute path,
 ``LC_ALL=C LANG=C``, a timeout, stderr captured for the log, in its own process
 group which is killed on timeout.
+
+``command_root`` (``--path.commands DIR``) runs every command from under DIR
+instead of ``/`` (``/usr/bin/svmon`` becomes ``DIR/usr/bin/svmon``), like
+node_exporter's ``--path.procfs``: stand-in commands that print captured output
+test this source, background scheduling included, off AIX.
 """
 from __future__ import annotations
 
@@ -10,13 +15,10 @@ import os
 import signal
 import subprocess
 
-import glob
-import re
-import time
-
+from ..commands import COMMANDS, TABLE, get
 from ..config import Settings
-from . import NotRunning, SourceError
-from .logtail import tail
+from . import NotRunning, SourceError, processes, splat_window
+from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
 
 ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/bin:/usr/sbin:/bin:/sbin"}
 
@@ -48,149 +50,71 @@ def run(argv: list, timeout: float) -> str:
 
 class SystemSource:
     name = "system"
-    slow_keys = frozenset({"vmstat", "splat"})
+    slow_keys = frozenset(c.key for c in TABLE if c.background)
 
     def __init__(self, settings: Settings = None):
         self.settings = settings or Settings()
-        self._splat_time = None
+        self._report_time: dict = {}
 
-    # -- monitored processes -------------------------------------------------
+    def run(self, argv: list, timeout: float) -> str:
+        """The runner every command of this source goes through (under command_root if set)."""
+        root = self.settings.command_root
+        if root and argv and os.path.isabs(argv[0]):
+            argv = [os.path.join(root, argv[0].lstrip("/")), *argv[1:]]
+        return run(argv, timeout)
+
     def pids(self) -> list:
-        """PIDs of the monitored commands (ps, argv only), at most max_processes."""
-        out = run(["/usr/bin/ps", "-e", "-o", "pid=", "-o", "comm="], self.settings.command_timeout_seconds)
-        wanted = set(self.settings.process.commands)
-        pids = []
-        for line in out.splitlines():
-            parts = line.split(None, 1)
-            if len(parts) == 2 and parts[0].isascii() and parts[0].isdigit() and parts[1].strip() in wanted:
-                pids.append(parts[0])
-        if not pids:
-            raise NotRunning(f"none of {', '.join(sorted(wanted))} is running")
-        return pids[: self.settings.process.max_processes]
+        return processes.monitored_pids(self.run, self.settings)
 
-    def _ps_env(self) -> str:
+    def argv(self, key: str) -> list:
+        cmd = get(key) if key in COMMANDS else None
+        if cmd is None or cmd.argv is None:
+            raise SourceError(f"no system command for {key!r}")
+        if cmd.fetch == "run":
+            return cmd.argv(self.settings)
+        return cmd.argv(self.settings, self.pids())
+
+    def timeout(self, key: str) -> float:
+        """command_timeout_seconds, plus the time an interval command takes by design."""
+        runs_for = COMMANDS[key].runs_for
+        return self.settings.command_timeout_seconds + (runs_for(self.settings) if runs_for else 0)
+
+    def read(self, key: str) -> str:
+        cmd = COMMANDS.get(key)
+        if cmd is None:
+            raise SourceError(f"unknown command key {key!r}")
+        if cmd.fetch == "per_process":
+            return self._per_process(cmd)
+        if cmd.fetch == "splat":
+            text, self._report_time[key] = splat_window.read(self.run, self.settings)
+            return text
+        if cmd.fetch == "log":
+            raise SourceError(f"{key} is a log: read it with read_log")
+        return self.run(self.argv(key), self.timeout(key))
+
+    def _per_process(self, cmd) -> str:
+        """One run per monitored process; the header line is kept once."""
         chunks = []
         for pid in self.pids():
             try:
-                text = run(["/usr/bin/ps", "eww", pid], self.settings.command_timeout_seconds)
+                text = self.run(cmd.argv(self.settings, [pid]), self.settings.command_timeout_seconds)
             except SourceError:
-                continue   # the process ended between ps and ps eww
+                continue   # the process ended between ps and this command
             lines = text.splitlines()
             chunks.extend(lines if not chunks else lines[1:])
         if not chunks:
-            raise NotRunning("monitored processes ended before ps eww")
+            raise NotRunning(f"monitored processes ended before {cmd.key} ran")
         return "\n".join(chunks) + "\n"
 
-    # -- splat -------------------------------------------------------------
-    def _splat(self) -> str:
-        sp = self.settings.splat
-        if sp.report_dir:
-            files = [f for f in glob.glob(os.path.join(sp.report_dir, "*")) if os.path.isfile(f)]
-            if not files:
-                raise SourceError(f"no splat report in {sp.report_dir}")
-            newest = max(files, key=os.path.getmtime)
-            self._splat_time = os.path.getmtime(newest)
-            with open(newest, "rb") as fh:
-                return fh.read().decode("utf-8", errors="replace")
-        if sp.enabled_trace:
-            return self._trace_window()
-        raise SourceError("splat: neither splat.report_dir nor splat.enabled_trace is configured")
-
-    def _trace_window(self) -> str:
-        """trace for W seconds, then trcrpt and splat -da (root; see README 'Lock statistics')."""
-        sp = self.settings.splat
-        work = sp.work_dir
-        os.makedirs(work, mode=0o700, exist_ok=True)
-        raw, cooked, syms, out = (os.path.join(work, n) for n in ("trace.raw", "trace.tr", "trace.syms", "splat.out"))
-        t = self.settings.command_timeout_seconds
-        run(["/usr/bin/trace", "-a", "-C", "all", "-J", "splat", "-T", "20000000", "-L", "200000000", "-o", raw], t)
-        try:
-            time.sleep(sp.trace_seconds)
-        finally:
-            run(["/usr/bin/trcstop"], t)
-        run(["/usr/bin/trcrpt", "-r", "-C", "all", "-o", cooked, raw], 10 * t)
-        with open(syms, "w", encoding="utf-8") as fh:
-            fh.write(run(["/usr/bin/gensyms"], 10 * t))
-        run(["/usr/bin/splat", "-i", cooked, "-n", syms, "-da", "-p", "-o", out], 10 * t)
-        self._splat_time = time.time()
-        with open(out, "rb") as fh:
-            return fh.read().decode("utf-8", errors="replace")
-
     def report_time(self, key: str):
-        return self._splat_time if key == "splat" else None
+        return self._report_time.get(key)
 
-    # -- logs ----------------------------------------------------------------
     def read_log(self, key: str, position):
-        if key != "tsm_actlog":
+        if COMMANDS.get(key) is None or COMMANDS[key].fetch != "log":
             raise SourceError(f"{key} is not a log")
         tsm = self.settings.tsm
         if tsm.actlog_file:
             return tail(tsm.actlog_file, position, start_at_end=True)
         if tsm.dsmadmc:
-            return dsmadmc_new_lines(run(list(tsm.dsmadmc), self.settings.command_timeout_seconds), position)
+            return dsmadmc_new_lines(self.run(list(tsm.dsmadmc), self.settings.command_timeout_seconds), position)
         raise SourceError("tsm: neither tsm.actlog_file nor tsm.dsmadmc is configured")
-
-    def argv(self, key: str) -> list:
-        s = self.settings
-        if key == "vmstat":
-            return ["/usr/bin/vmstat", "-w", "-l", str(s.vmstat.interval_seconds), "2"]
-        if key == "vmstat_v":
-            return ["/usr/bin/vmstat", "-v"]
-        if key == "vmstat_s":
-            return ["/usr/bin/vmstat", "-s"]
-        if key == "svmon_G":
-            return ["/usr/bin/svmon", "-G"]
-        if key == "vmo":
-            argv = ["/usr/sbin/vmo"]
-            for t in s.vmo.tunables:
-                argv += ["-L", t]
-            return argv
-        if key == "iostat_tape":
-            return ["/usr/bin/iostat", "-p"]
-        if key == "svmon_P":
-            return ["/usr/bin/svmon", "-P", *self.pids()]
-        raise SourceError(f"no system command for {key!r}")
-
-    def timeout(self, key: str) -> float:
-        if key == "vmstat":
-            return 2 * self.settings.vmstat.interval_seconds + self.settings.command_timeout_seconds
-        return self.settings.command_timeout_seconds
-
-    def read(self, key: str) -> str:
-        if key == "ps_env":
-            return self._ps_env()
-        if key == "splat":
-            return self._splat()
-        return run(self.argv(key), self.timeout(key))
-
-
-_DATED_RE = re.compile(r"^\s*(\d{2})/(\d{2})/(\d{2,4})\s+(\d{2}):(\d{2}):(\d{2})\s")
-
-
-def _sortable(m) -> str:
-    year = m.group(3) if len(m.group(3)) == 4 else "20" + m.group(3)
-    return f"{year}{m.group(1)}{m.group(2)}{m.group(4)}{m.group(5)}{m.group(6)}"
-
-
-def dsmadmc_new_lines(text: str, position):
-    """Messages of a 'q actlog' query that are newer than the watermark.
-
-    The position keeps the newest timestamp seen and the message lines seen at
-    that second, so overlapping query windows never count a message twice.
-    """
-    mark = (position or {}).get("mark", "")
-    seen = set((position or {}).get("seen", []))
-    out, keep = [], False
-    new_mark, new_seen = mark, set(seen)
-    for line in text.splitlines():
-        m = _DATED_RE.match(line)
-        if m:
-            ts = _sortable(m)
-            keep = ts > mark or (ts == mark and line not in seen)
-            if ts > new_mark:
-                new_mark, new_seen = ts, set()
-            if ts == new_mark:
-                new_seen.add(line)
-        if keep:
-            out.append(line)
-    return "\n".join(out) + ("\n" if out else ""), {"mark": new_mark, "seen": sorted(new_seen)}

@@ -1,4 +1,4 @@
-"""aix-exporter simulate: write a replay directory, or an OpenMetrics history.
+"""aix-exporter simulate: write a replay directory, or an OpenMetrics history, from the simulator.
 
     aix-exporter simulate --scenario case-study --out DIR [--at SECONDS] [--seed N]
     aix-exporter simulate --scenario case-study --openmetrics FILE [--step 60] [--end EPOCH] [--seed N]
@@ -15,9 +15,10 @@ import os
 import sys
 import time
 
-from ..sources import KEYS, NotRunning
+from ..commands import TABLE
+from ..simulate.scenarios import SCENARIOS
+from ..sources import NotRunning
 from ..sources.simulate import SimulatedSource
-from .scenarios import SCENARIOS
 
 
 def write_replay(scenario: str, out: str, at: float, seed: int) -> list:
@@ -25,14 +26,14 @@ def write_replay(scenario: str, out: str, at: float, seed: int) -> list:
     src.set_time(at)
     os.makedirs(out, exist_ok=True)
     written = []
-    for key in KEYS:
+    for cmd in TABLE:
         try:
-            text = src.read(key)
+            text = src.read(cmd.key)
         except NotRunning:
             continue
-        with open(os.path.join(out, f"{key}.txt"), "w", encoding="utf-8") as fh:
+        with open(os.path.join(out, cmd.replay_file), "w", encoding="utf-8") as fh:
             fh.write(text)
-        written.append(key)
+        written.append(cmd.key)
     return written
 
 

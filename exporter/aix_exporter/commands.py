@@ -1,0 +1,118 @@
+"""The command table: one row per logical command, the one place a command is declared.
+
+Everything that deals in commands reads this table: the sources (what runs on AIX, the
+replay file name, which commands take an interval and run in the background), the
+simulator's completeness check, the property, fuzz, fixture and conformance tests, the
+benchmarks and the README's Sources table (``python -m aix_exporter.commands``).
+
+A row's ``key`` is the command's only spelling: the parser module
+``parsers/<key>.py``, the replay file ``<key>.txt``, the fixture directory
+``tests/fixtures/<key>/`` and the simulator's renderer ``simulate.render.RENDERERS[key]``.
+The real samples in ``../shared/corpus`` keep the corpus's own folder names; ``corpus``
+maps a key onto them, here and nowhere else.
+
+``fetch`` says how the system source obtains the text:
+
+* ``run``: run ``argv(settings)``;
+* ``processes``: run ``argv(settings, pids)`` once for the monitored processes
+  (``sources/processes.py``);
+* ``per_process``: run ``argv(settings, [pid])`` per monitored process, one header kept;
+* ``splat``: the newest report of a watched directory, or a trace window
+  (``sources/splat_window.py``);
+* ``log``: a growing log read incrementally, or a ``dsmadmc`` query (``read_log``).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+
+@dataclass(frozen=True)
+class Command:
+    key: str
+    title: str                            # the command as an admin names it (log lines)
+    description: str                      # one line: what the command reports
+    aix: str                              # what runs on AIX, for people (README)
+    argv: Optional[Callable] = None       # settings[, pids] -> argv list (fetch run/processes/per_process)
+    fetch: str = "run"
+    background: bool = False              # takes an interval: runs on its own schedule on AIX
+    runs_for: Optional[Callable] = None   # settings -> seconds the command takes by design (its intervals)
+    corpus: tuple = ()                    # ../shared/corpus folders with real samples of this command
+
+    @property
+    def parser(self):
+        """The parser module ``parsers/<key>.py``; its ``parse(text)`` returns the record."""
+        return importlib.import_module(f"aix_exporter.parsers.{self.key}")
+
+    def parse(self, text: str):
+        return self.parser.parse(text)
+
+    @property
+    def replay_file(self) -> str:
+        return f"{self.key}.txt"
+
+    @property
+    def fixture_dir(self) -> str:
+        return self.key
+
+
+def _vmo(s) -> list:
+    argv = ["/usr/sbin/vmo"]
+    for t in s.vmo.tunables:
+        argv += ["-L", t]
+    return argv
+
+
+TABLE = (
+    Command("vmstat", "vmstat", "CPU, run queue, memory, paging, large pages (-l), pc/ec of the last interval",
+            "/usr/bin/vmstat -w -l INTERVAL 2 (background, last row)",
+            argv=lambda s: ["/usr/bin/vmstat", "-w", "-l", str(s.vmstat.interval_seconds), "2"], background=True,
+            runs_for=lambda s: 2 * s.vmstat.interval_seconds,
+            corpus=("vmstat", "vmstat-w", "vmstat-t", "vmstat-It", "vmstat-l")),
+    Command("vmstat_v", "vmstat -v", "VMM counts and percentages since boot", "/usr/bin/vmstat -v",
+            argv=lambda s: ["/usr/bin/vmstat", "-v"], corpus=("vmstat-v",)),
+    Command("vmstat_s", "vmstat -s", "paging, fault, interrupt and syscall counters since boot", "/usr/bin/vmstat -s",
+            argv=lambda s: ["/usr/bin/vmstat", "-s"], corpus=("vmstat-s",)),
+    Command("svmon_g", "svmon -G", "memory, paging space and page-size pools", "/usr/bin/svmon -G",
+            argv=lambda s: ["/usr/bin/svmon", "-G"], corpus=("svmon-G", "svmon-G-O")),
+    Command("svmon_p", "svmon -P", "memory of the monitored processes by page size, 16 MB mode, segments",
+            "/usr/bin/ps -e -o pid= -o comm=, then /usr/bin/svmon -P PID...",
+            argv=lambda s, pids: ["/usr/bin/svmon", "-P", *pids], fetch="processes",
+            corpus=("svmon-P", "svmon-C", "svmon-U")),
+    Command("ps_env", "ps eww", "LDR_CNTRL in the environment of the monitored processes",
+            "/usr/bin/ps eww PID per monitored process",
+            argv=lambda s, pids: ["/usr/bin/ps", "eww", *pids], fetch="per_process"),
+    Command("vmo", "vmo", "large-page tunables, current and boot values",
+            "/usr/sbin/vmo -L lgpg_regions -L lgpg_size (replay: vmo -L or vmo -a)", argv=_vmo,
+            corpus=("vmo-lgpg",)),
+    Command("splat", "splat", "lock contention of a traced window (splat -da)",
+            "a trace window (trace, trcstop, trcrpt, gensyms, splat -da) or the newest report in a directory",
+            fetch="splat", background=True, corpus=("splat",)),
+    Command("iostat_tape", "iostat -p", "tape drive throughput, transfers and busy", "/usr/bin/iostat -p",
+            argv=lambda s: ["/usr/bin/iostat", "-p"], corpus=("iostat",)),
+    Command("tsm_actlog", "TSM activity log", "TSM activity log messages", "a log file read incrementally, or a dsmadmc query",
+            fetch="log", corpus=("tsm-actlog",)),
+)
+COMMANDS = {c.key: c for c in TABLE}
+
+
+def get(key: str) -> Command:
+    try:
+        return COMMANDS[key]
+    except KeyError:
+        raise KeyError(f"unknown command key {key!r} (known: {', '.join(COMMANDS)})") from None
+
+
+def sources_table() -> str:
+    """The README's Sources table."""
+    rows = ["| key | command | what it reports | what runs on AIX (`--source system`) | replay file |",
+            "|---|---|---|---|---|"]
+    for c in TABLE:
+        rows.append(f"| `{c.key}` | {c.title} | {c.description} | {c.aix} | `{c.replay_file}` |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+    sys.stdout.write(sources_table())
