@@ -130,32 +130,3 @@ def suffixed_number(token: str) -> Optional[float]:
     if m.group(3):
         value -= 1
     return value
-
-
-PAGE_SIZE_UNITS = {"KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
-
-
-def psize_label(size: int, unit: str) -> str:
-    """'4', 'KB' -> '4K'; '16', 'MB' -> '16M' (the psize label vocabulary)."""
-    return f"{size}{unit[0].upper()}"
-
-
-# svmon -O unit=...: a "Unit: KB" banner sets the unit of every value in the report.
-UNIT_RE = re.compile(r"^\s*Unit:\s*(\w+)\s*$", re.IGNORECASE)
-_SVMON_UNITS = {"PAGE": None, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
-
-
-def svmon_unit(lines: list, text: str, command: str) -> tuple:
-    """(bytes per unit or None for page units, whether a Unit: banner was present)."""
-    unit_bytes, banner = None, False
-    if "Unit:" not in text:
-        return unit_bytes, banner
-    for no, line in enumerate(lines, 1):
-        m = UNIT_RE.match(line)
-        if m:
-            banner = True
-            unit = m.group(1).upper()
-            if unit not in _SVMON_UNITS:
-                raise ParseError(f"{command}: unsupported unit {m.group(1)!r} (use page, KB, MB or GB)", no, line)
-            unit_bytes = _SVMON_UNITS[unit]
-    return unit_bytes, banner

@@ -23,16 +23,15 @@ Format rules (tests/fixtures/svmon_g and ../shared/corpus/svmon-G*):
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import PAGE_SIZE_UNITS, UNIT_RE, ParseError, is_number, number, psize_label, svmon_unit, text_lines
+from . import ParseError, is_number, number, text_lines
+from .svmon import PAGE_SIZE_UNITS, PS_ROW_RE, UNIT_RE, psize_label, svmon_unit
 
 COMMAND = "svmon -G"
 FRAME_BYTES = 4096
 _MEM_COLS = {"size", "inuse", "free", "pin", "virtual", "available", "mmode"}
-_PS_ROW_RE = re.compile(r"^\s*([smLS])\s+(\d+)\s*(KB|MB|GB)\s+(.*)$")
 
 
 @dataclass
@@ -134,8 +133,8 @@ def _parse_report(report, unit_bytes) -> SvmonGlobal:
             rec.segments[key] = {c: v * frame for c, v in zip(seg_cols, _values(fields, no, line, unit_bytes))}
         elif first == "PageSize":
             in_pagesize = True
-        elif in_pagesize and _PS_ROW_RE.match(line):
-            m = _PS_ROW_RE.match(line)
+        elif in_pagesize and PS_ROW_RE.match(line):
+            m = PS_ROW_RE.match(line)
             size, unit = int(m.group(2)), m.group(3)
             page_bytes = size * PAGE_SIZE_UNITS[unit]
             fields = m.group(4).split()

@@ -35,14 +35,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional
 
-from . import PAGE_SIZE_UNITS, ParseError, all_numbers, is_digits, number, psize_label, svmon_unit, text_lines
+from . import ParseError, all_numbers, is_digits, number, text_lines
+from .svmon import PAGE_SIZE_UNITS, PS_ROW_RE, PSIZE_LETTER, psize_label, svmon_unit
 
 COMMAND = "svmon -P"
 FRAME = 4096
-PSIZE_LETTER = {"s": ("4K", 4096), "m": ("64K", 65536), "L": ("16M", 16 << 20), "S": ("16G", 16 << 30),
-                "sm": ("4K", 4096)}
 _SEG_TYPES = {"work", "pers", "clnt", "mmap", "rmap"}
-_PS_ROW_RE = re.compile(r"^\s*([smLS])\s+(\d+)\s*(KB|MB|GB)\s+(.*)$")
 _RANGE_RE = re.compile(r"^\d+\.\.\d+:?$")
 HEAP_DESCRIPTION = "text data BSS heap"
 
@@ -178,7 +176,7 @@ def parse(text: str) -> list:
                     and is_digits(tokens[1]):
                 size, unit, vals = tokens[1], tokens[2], tokens[3:]   # 's 4 KB v v v v' (the regex's common case)
             else:
-                m = _PS_ROW_RE.match(line)
+                m = PS_ROW_RE.match(line)
                 if not m:
                     continue
                 size, unit, vals = m.group(2), m.group(3), m.group(4).split()
