@@ -9,7 +9,8 @@ A row's ``key`` is the command's only spelling: the parser module
 ``parsers/<key>.py``, the replay file ``<key>.txt``, the fixture directory
 ``tests/fixtures/<key>/`` and the simulator's renderer ``simulate.render.RENDERERS[key]``.
 The real samples in ``../shared/corpus`` keep the corpus's own folder names; ``corpus``
-maps a key onto them, here and nowhere else.
+maps a key onto them, here and nowhere else (``seeds_from``: folders of a related command,
+such as disk iostat for the tape report, that seed the fuzzer but are not this command).
 
 ``fetch`` says how the system source obtains the text:
 
@@ -39,6 +40,7 @@ class Command:
     background: bool = False              # takes an interval: runs on its own schedule on AIX
     runs_for: Optional[Callable] = None   # settings -> seconds the command takes by design (its intervals)
     corpus: tuple = ()                    # ../shared/corpus folders with real samples of this command
+    seeds_from: tuple = ()                # corpus folders of a related command that only seed fuzzing
 
     @property
     def parser(self):
@@ -90,7 +92,7 @@ TABLE = (
             "a trace window (trace, trcstop, trcrpt, gensyms, splat -da) or the newest report in a directory",
             fetch="splat", background=True, corpus=("splat",)),
     Command("iostat_tape", "iostat -p", "tape drive throughput, transfers and busy", "/usr/bin/iostat -p",
-            argv=lambda s: ["/usr/bin/iostat", "-p"], corpus=("iostat",)),
+            argv=lambda s: ["/usr/bin/iostat", "-p"], seeds_from=("iostat",)),   # no real tape capture exists
     Command("tsm_actlog", "TSM activity log", "TSM activity log messages", "a log file read incrementally, or a dsmadmc query",
             fetch="log", corpus=("tsm-actlog",)),
 )

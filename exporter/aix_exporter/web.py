@@ -1,6 +1,7 @@
 """HTTP front: landing page at /, exposition at the telemetry path."""
 from __future__ import annotations
 
+import html
 import logging
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -13,11 +14,23 @@ log = logging.getLogger("aix_exporter")
 LANDING = """<!DOCTYPE html>
 <html><head><title>AIX Exporter</title></head>
 <body><h1>AIX Exporter</h1>
-<p>Prometheus exporter for IBM AIX: CPU, memory and large pages, pin-lock contention, tape throughput, TSM activity log.</p>
+{banner}<p>Prometheus exporter for IBM AIX: CPU, memory and large pages, pin-lock contention, tape throughput, TSM activity log.</p>
 <p>Version {version}, source <code>{source}</code>.</p>
 <ul><li><a href="{path}">Metrics</a></li></ul>
 </body></html>
 """
+
+
+SIMULATED_BANNER = ('<p style="background:#fde68a;border:2px solid #b45309;padding:0.6em;font-weight:bold">'
+                    'SIMULATED DATA: source {source} is the simulator, not a real AIX LPAR. '
+                    'Use --source system on AIX.</p>\n')
+
+
+def landing_page(source: str, telemetry_path: str) -> str:
+    """The landing page: version, the source (with a banner when it is simulated), the metrics link."""
+    src = html.escape(source)
+    banner = SIMULATED_BANNER.format(source=src) if source.startswith("simulate:") else ""
+    return LANDING.format(version=__version__, source=src, path=html.escape(telemetry_path), banner=banner)
 
 
 DEFAULT_DEADLINE = 9.0   # Prometheus' default scrape timeout is 10 s
@@ -70,7 +83,7 @@ def make_server(exporter, address: str, telemetry_path: str = "/metrics", web_co
                 body = exporter.render(encoder, ctype, gz, scrape_deadline(self.headers))
                 self._send(200, ctype, body, {"Content-Encoding": "gzip"} if gz else {})
             elif path == "/":
-                page = LANDING.format(version=__version__, source=exporter.source.name, path=telemetry_path)
+                page = landing_page(exporter.source.name, telemetry_path)
                 self._send(200, "text/html; charset=utf-8", page.encode())
             else:
                 self._send(404, "text/plain; charset=utf-8", b"not found\n")

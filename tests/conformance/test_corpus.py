@@ -6,22 +6,14 @@ ParseError, nothing else). Skips cleanly when ../shared is absent.
 """
 import pytest
 
-from aix_exporter.parsers import ParseError, splat, svmon_g, svmon_p, tsm_actlog, vmo, vmstat, vmstat_s, vmstat_v
+from aix_exporter.commands import TABLE
+from aix_exporter.parsers import ParseError, svmon_p, vmstat
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
 
-# corpus folder -> parser
-FAMILIES = {
-    "vmstat": vmstat.parse, "vmstat-w": vmstat.parse, "vmstat-t": vmstat.parse,
-    "vmstat-It": vmstat.parse, "vmstat-l": vmstat.parse,
-    "vmstat-v": vmstat_v.parse, "vmstat-s": vmstat_s.parse,
-    "svmon-G": svmon_g.parse, "svmon-G-O": svmon_g.parse,
-    "vmo-lgpg": vmo.parse,
-    "svmon-P": svmon_p.parse, "svmon-C": svmon_p.parse, "svmon-U": svmon_p.parse,
-    "splat": splat.parse,
-    "tsm-actlog": tsm_actlog.parse,
-}
+# corpus folder -> parser, from the command table (the one place corpus names are mapped)
+FAMILIES = {folder: c.parse for c in TABLE for folder in c.corpus}
 # Files in those folders that are another command's output (pagesize -a/-af), not vmo.
 NOT_THIS_COMMAND = {"csdn-aix-sga-largepage-pagesize-a.COLLAPSED.txt", "ibm-aix72-pagesize-af.txt"}
 DAMAGED_MARKERS = (".COLLAPSED.", ".TRUNCATED.", ".EDITED.", "-PARTIAL")

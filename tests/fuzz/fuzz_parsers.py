@@ -20,21 +20,10 @@ sys.path.insert(0, os.path.join(ROOT, "exporter"))
 import atheris  # noqa: E402
 
 with atheris.instrument_imports():
-    from aix_exporter.parsers import (ParseError, iostat_tape, ps_env, splat, svmon_g, svmon_p,  # noqa: E402
-                                      tsm_actlog, vmo, vmstat, vmstat_s, vmstat_v)
-
-PARSERS = {
-    "vmstat": (vmstat.parse, ["vmstat"], ["vmstat", "vmstat-It", "vmstat-l", "vmstat-t", "vmstat-w"]),
-    "svmon_g": (svmon_g.parse, ["svmon_g"], ["svmon-G", "svmon-G-O"]),
-    "svmon_p": (svmon_p.parse, ["svmon_p"], ["svmon-P", "svmon-C", "svmon-U"]),
-    "vmo": (vmo.parse, ["vmo"], ["vmo-lgpg"]),
-    "vmstat_v": (vmstat_v.parse, ["vmstat_v"], ["vmstat-v"]),
-    "vmstat_s": (vmstat_s.parse, ["vmstat_s"], ["vmstat-s"]),
-    "splat": (splat.parse, ["splat"], ["splat"]),
-    "iostat_tape": (iostat_tape.parse, ["iostat_tape"], ["iostat"]),
-    "ps_env": (ps_env.parse, ["ps_env"], []),
-    "tsm_actlog": (tsm_actlog.parse, ["tsm_actlog"], ["tsm-actlog"]),
-}
+    from aix_exporter.commands import TABLE  # noqa: E402
+    from aix_exporter.parsers import ParseError  # noqa: E402
+    # key -> (parse, fixture dirs, corpus dirs), from the command table
+    PARSERS = {c.key: (c.parser.parse, [c.fixture_dir], [*c.corpus, *c.seeds_from]) for c in TABLE}
 
 
 def seeds(key: str) -> list:

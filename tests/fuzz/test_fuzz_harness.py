@@ -9,8 +9,10 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.join(HERE, "fuzz_parsers.py")
-PARSERS = ["vmstat", "svmon_g", "svmon_p", "vmo", "vmstat_v", "vmstat_s", "splat", "iostat_tape", "ps_env",
-           "tsm_actlog"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "exporter"))
+from aix_exporter.commands import COMMANDS  # noqa: E402
+
+PARSERS = list(COMMANDS)
 
 
 def run_harness(script, key, tmp_path, *flags):

@@ -6,19 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aix_exporter.parsers import (ParseError, iostat_tape, ps_env, splat, svmon_g, svmon_p, tsm_actlog, vmo, vmstat,
-                                  vmstat_s, vmstat_v)
+from aix_exporter.commands import COMMANDS
+from aix_exporter.parsers import ParseError
 from aix_exporter.sources.simulate import SimulatedSource
 from tests.conftest import FIXTURES
 
-PARSERS = {
-    "vmstat": vmstat.parse, "svmon_g": svmon_g.parse, "svmon_p": svmon_p.parse, "vmo": vmo.parse,
-    "vmstat_v": vmstat_v.parse, "vmstat_s": vmstat_s.parse, "splat": splat.parse, "iostat_tape": iostat_tape.parse,
-    "ps_env": ps_env.parse, "tsm_actlog": tsm_actlog.parse,
-}
-FIXTURE_DIRS = {"vmstat": "vmstat", "svmon_g": "svmon_g", "svmon_p": "svmon_p", "vmo": "vmo", "vmstat_v": "vmstat_v",
-                "vmstat_s": "vmstat_s", "splat": "splat", "iostat_tape": "iostat_tape", "ps_env": "ps_env",
-                "tsm_actlog": "tsm_actlog"}
+PARSERS = {key: c.parse for key, c in COMMANDS.items()}
+FIXTURE_DIRS = {key: c.fixture_dir for key, c in COMMANDS.items()}
 
 
 def seeds(key):

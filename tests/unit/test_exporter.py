@@ -139,3 +139,43 @@ def test_scrapes_within_min_interval_share_one_collection_and_render():
     e.min_interval = 0
     e.render(generate_latest, "text/plain", False)
     assert len(calls) == 2
+
+
+def test_families_bind_labels_by_name_not_position():
+    import pytest
+    f = Families()
+    f.set("aix_test_info", "t", 1, {"a": "1", "b": "2"})
+    f.set("aix_test_info", "t", 1, {"b": "4", "a": "3"})
+    assert sorted(tuple(sorted(s.labels.items())) for s in f.result()[0].samples) == [
+        (("a", "1"), ("b", "2")), (("a", "3"), ("b", "4"))]
+    with pytest.raises(ValueError, match="labels"):
+        f.set("aix_test_info", "t", 1, {"a": "5", "c": "6"})
+
+
+def test_no_monitored_process_is_no_data_and_success():
+    from aix_exporter.sources import NotRunning
+
+    class Down(Collector):
+        name, keys = "down", ("svmon_p",)
+
+        def no_data(self):
+            f = Families()
+            f.set("aix_test_monitored", "t", 0)
+            return f.result()
+
+        def collect(self, source):
+            raise NotRunning("dsmserv is not running")
+
+    e = Exporter(FakeSource(), [Down()])
+    e.collect_all()
+    m = samples(e.families())
+    assert m[("aix_exporter_collector_success", (("collector", "down"),))] == 1
+    assert m[("aix_test_monitored", ())] == 0
+
+
+def test_landing_page_shows_the_source_and_a_banner_when_simulated():
+    from aix_exporter.web import landing_page
+    sim = landing_page("simulate:case-study", "/metrics")
+    assert "SIMULATED DATA" in sim and "<code>simulate:case-study</code>" in sim
+    real = landing_page("system", "/metrics")
+    assert "SIMULATED" not in real and "<code>system</code>" in real

@@ -1,0 +1,85 @@
+"""The command table is complete: every key has a parser, a simulator renderer, a fixture
+directory, a replay file and a fuzz entry; every collector reads keys of the table; the
+simulator imports nothing from the rest of the package; the source is explicit off AIX."""
+import ast
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from aix_exporter.collectors import registry
+from aix_exporter.commands import COMMANDS, TABLE
+from aix_exporter.simulate import render
+from tests.conftest import FIXTURES, ROOT
+from tests.e2e.helpers import env
+
+PACKAGE = ROOT / "exporter" / "aix_exporter"
+
+
+@pytest.mark.parametrize("key", list(COMMANDS))
+def test_every_key_has_parser_renderer_fixtures_and_replay_file(key):
+    cmd = COMMANDS[key]
+    assert (PACKAGE / "parsers" / f"{key}.py").is_file(), f"parsers/{key}.py missing"
+    assert callable(cmd.parser.parse)
+    assert key in render.RENDERERS, f"simulate/render.py has no renderer for {key}"
+    assert sorted((FIXTURES / cmd.fixture_dir).glob("*.txt")), f"tests/fixtures/{key}/ has no fixture"
+    assert (FIXTURES / "replay" / "tsm-lpar" / cmd.replay_file).is_file(), f"replay fixture {cmd.replay_file} missing"
+    assert cmd.fetch in {"run", "processes", "per_process", "splat", "log"}
+    assert (cmd.argv is not None) == (cmd.fetch in {"run", "processes", "per_process"}), key
+
+
+def test_renderers_are_exactly_the_table():
+    assert set(render.RENDERERS) == set(COMMANDS)
+
+
+def test_every_key_has_a_fuzz_entry_with_seeds():
+    pytest.importorskip("atheris")
+    path = ROOT / "tests" / "fuzz" / "fuzz_parsers.py"
+    spec = importlib.util.spec_from_file_location("fuzz_parsers_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert set(mod.PARSERS) == set(COMMANDS)
+    for key in COMMANDS:
+        assert mod.seeds(key), f"fuzz harness has no seed for {key}"
+
+
+def test_collectors_read_only_keys_of_the_table():
+    for name, cls in registry().items():
+        assert set(cls.keys) <= set(COMMANDS), (name, cls.keys)
+    read = {k for cls in registry().values() for k in cls.keys}
+    assert read == set(COMMANDS), f"keys no collector reads: {set(COMMANDS) - read}"
+
+
+def test_one_spelling_per_key():
+    assert all(c.key == c.key.lower() for c in TABLE)
+    assert len({c.key for c in TABLE}) == len(TABLE)
+
+
+def test_simulator_imports_nothing_from_the_rest_of_the_package():
+    offenders = []
+    for path in (PACKAGE / "simulate").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if node.level >= 2 or mod.startswith("aix_exporter"):
+                    offenders.append(f"{path.name}: from {'.' * node.level}{mod}")
+            elif isinstance(node, ast.Import):
+                offenders += [f"{path.name}: import {a.name}" for a in node.names if a.name.startswith("aix_exporter")]
+    assert offenders == []
+
+
+def test_off_aix_without_a_source_exits_1_naming_the_alternatives():
+    proc = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--once"], capture_output=True, text=True,
+                          env=env(), timeout=60)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "--source simulate:SCENARIO" in proc.stderr and "--source replay:DIR" in proc.stderr
+    assert "case-study" in proc.stderr
+
+
+def test_source_info_names_the_source():
+    proc = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--source", "simulate:case-study", "--once"],
+                          capture_output=True, text=True, env=env(), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert 'aix_exporter_source_info{source="simulate:case-study"} 1.0' in proc.stdout
