@@ -11,7 +11,6 @@ the AIX commands' (their CPU is the children's, outside time.process_time). On A
 import argparse
 import os
 import shutil
-import stat
 import sys
 import tempfile
 import time
@@ -25,40 +24,27 @@ from aix_exporter.exporter import Exporter  # noqa: E402
 from aix_exporter.sources.replay import ReplaySource  # noqa: E402
 from aix_exporter.sources import system  # noqa: E402
 from aix_exporter.sources.simulate import SimulatedSource  # noqa: E402
+from aix_exporter.tools import standin  # noqa: E402
 
 REPLAY = os.path.join(ROOT, "tests", "fixtures", "replay", "tsm-lpar")
-# AIX command -> the shell lines of its stub: pick the replay file from the arguments
-STUBS = {
-    "/usr/bin/vmstat": 'case "$1" in -v) f=vmstat_v;; -s) f=vmstat_s;; *) f=vmstat;; esac',
-    "/usr/bin/svmon": 'case "$1" in -G) f=svmon_g;; *) f=svmon_p;; esac',
-    "/usr/sbin/vmo": "f=vmo",
-    "/usr/bin/iostat": "f=iostat_tape",
-    "/usr/bin/ps": 'case "$1" in -e) echo " 2753002 dsmserv"; exit 0;; *) f=ps_env;; esac',
-}
 
 
 def stubbed_system_source(work):
-    """A SystemSource whose run() starts stubs in `work` instead of the AIX commands."""
-    paths = {}
-    for aix_path, pick in STUBS.items():
-        stub = os.path.join(work, os.path.basename(aix_path))
-        with open(stub, "w") as fh:
-            fh.write(f"#!/bin/sh\n{pick}\nexec /bin/cat '{REPLAY}/'\"$f\".txt\n")
-        os.chmod(stub, stat.S_IRWXU)
-        paths[aix_path] = stub
-    real_run = system.run
-    system.run = lambda argv, timeout: real_run([paths[argv[0]], *argv[1:]], timeout)
+    """A SystemSource whose commands are stand-ins under `work` (--path.commands) that print
+    the replay fixtures (aix_exporter.tools.standin)."""
+    s = Settings()
+    standin.write(REPLAY, os.path.join(work, "root"), s)
+    s.command_root = os.path.join(work, "root")
     reports = os.path.join(work, "splat")
     os.mkdir(reports)
     shutil.copy(os.path.join(REPLAY, "splat.txt"), reports)
-    s = Settings()
     s.splat.report_dir = reports
     s.tsm.actlog_file = os.path.join(REPLAY, "tsm_actlog.txt")
     return system.SystemSource(s), s
 
 
 def measure(src, cycles, settings, with_system_only=False):
-    cols = [c(settings) for c in registry().values() if with_system_only or not getattr(c, "requires_system", False)]
+    cols = [c(settings) for c in registry().values() if with_system_only or not c.requires_system]
     e = Exporter(src, cols)
     e.collect_all()
     n = sum(len(f.samples) for f in e.families())
