@@ -3,7 +3,6 @@ directory, a replay file and a fuzz entry; every collector reads keys of the tab
 simulator imports nothing from the rest of the package; the source is explicit off AIX."""
 import ast
 import importlib.util
-import pathlib
 import subprocess
 import sys
 
@@ -26,6 +25,7 @@ def test_every_key_has_parser_renderer_fixtures_and_replay_file(key):
     assert key in render.RENDERERS, f"simulate/render.py has no renderer for {key}"
     assert sorted((FIXTURES / cmd.fixture_dir).glob("*.txt")), f"tests/fixtures/{key}/ has no fixture"
     assert (FIXTURES / "replay" / "tsm-lpar" / cmd.replay_file).is_file(), f"replay fixture {cmd.replay_file} missing"
+    assert (ROOT / "tests" / "unit" / f"test_{key}.py").is_file(), f"tests/unit/test_{key}.py (edge cases) missing"
     assert cmd.fetch in {"run", "processes", "per_process", "splat", "log"}
     assert (cmd.argv is not None) == (cmd.fetch in {"run", "processes", "per_process"}), key
 

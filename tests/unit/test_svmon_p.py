@@ -1,8 +1,7 @@
+"""svmon -P: page-size tables, 16MB mode, heap segments, units, bad input; the process collector."""
 import pytest
-
-from aix_exporter.collectors.ldr_cntrl import ldr_families
 from aix_exporter.collectors.process import families_from
-from aix_exporter.parsers import ParseError, ps_env, svmon_p
+from aix_exporter.parsers import ParseError, svmon_p
 from tests.conftest import fixture_text
 from tests.unit.helpers import samples
 
@@ -30,6 +29,7 @@ def test_4k_regime_dsmserv_61_flags_pagesize_table_and_heap_segments():
     assert m[("aix_process_heap_segments", ident)] == 8
 
 
+
 def test_two_processes_16m_mandatory_and_y_totals_match_pagesize_tables():
     procs = svmon_p.parse(fixture_text("svmon_p", "dsmsta-16m-mandatory-and-dsmserv.txt"))
     assert [(p.command, p.large_page_mode, p.heap_segments) for p in procs] == [("dsmsta", "M", 0), ("dsmserv", "Y", 8)]
@@ -45,6 +45,7 @@ def test_two_processes_16m_mandatory_and_y_totals_match_pagesize_tables():
     assert m[("aix_process_monitored", ())] == 2
 
 
+
 def test_unit_kb_summary_has_totals_but_no_page_size_detail():
     procs = svmon_p.parse(fixture_text("svmon_p", "unit-kb-summary-basic.txt"))
     assert [p.pid for p in procs] == [2753002, 3014682]
@@ -55,10 +56,12 @@ def test_unit_kb_summary_has_totals_but_no_page_size_detail():
     assert m[("aix_process_large_page_info", (("command", "dsmsta"), ("mode", "unknown"), ("pid", "3014682")))] == 1
 
 
+
 def test_max_processes_caps_series_by_memory_use():
     procs = svmon_p.parse(fixture_text("svmon_p", "dsmsta-16m-mandatory-and-dsmserv.txt"))
     m = samples(families_from(procs, max_processes=1))
     assert {k[1][0][1] for k in m if k[0] == "aix_process_total_inuse_bytes"} == {"dsmserv"}
+
 
 
 @pytest.mark.parametrize("text,message", [
@@ -77,34 +80,10 @@ def test_svmon_p_bad_input(text, message):
         svmon_p.parse(text)
 
 
-def test_ps_env_ldr_cntrl():
-    envs = ps_env.parse(fixture_text("ps_env", "dsmserv-large-page-y.txt"))
-    assert [(e.pid, e.command) for e in envs] == [(2753002, "dsmserv"), (2978016, "dsmsta")]
-    assert envs[0].ldr_cntrl == {"TEXTPSIZE": "64K", "STACKPSIZE": "64K", "SHMPSIZE": "64K", "LARGE_PAGE_DATA": "Y"}
-    assert envs[1].ldr_cntrl == {}
-    m = samples(ldr_families(envs))
-    assert m[("aix_process_ldr_cntrl_info", (("command", "dsmserv"), ("datapsize", ""), ("large_page_data", "Y"),
-                                             ("pid", "2753002"), ("shmpsize", "64K"), ("stackpsize", "64K"),
-                                             ("textpsize", "64K")))] == 1
-    assert m[("aix_process_ldr_cntrl_info", (("command", "dsmsta"), ("datapsize", ""), ("large_page_data", ""),
-                                             ("pid", "2978016"), ("shmpsize", ""), ("stackpsize", ""),
-                                             ("textpsize", "")))] == 1
-
-
-@pytest.mark.parametrize("text,message", [
-    ("", "empty output"),
-    ("hello\n", "no 'PID TTY"),
-    ("      PID    TTY STAT  TIME COMMAND\n", "header without process lines"),
-    ("      PID    TTY STAT  TIME COMMAND\n  2753002 garbage\n", "not a process line"),
-    ("      PID    TTY STAT  TIME COMMAND\n  1      - A  0:01 /x LDR_CNTRL=LARGE_PAGE_DATA\n", "not KEY=VALUE"),
-])
-def test_ps_env_bad_input(text, message):
-    with pytest.raises(ParseError, match=message):
-        ps_env.parse(text)
-
 
 def test_aix53_lpage_column_gives_the_mode_and_old_rows_are_4k():
     (p,) = svmon_p.parse(fixture_text("svmon_p", "aix53-lpage-column.txt"))
     assert (p.pid, p.large_page_mode, p.heap_segments) == (929856, "Y", 2)
     assert p.segment_count == 4 and p.segment_pages == {}    # no PSize column: the LPage flag column instead
     assert p.by_psize() == {"4K": {"inuse": 412301 * P4K, "pin": 8721 * P4K, "pgsp": 21455 * P4K, "virtual": 431187 * P4K}}
+

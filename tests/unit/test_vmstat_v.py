@@ -1,6 +1,5 @@
+"""vmstat -v: naming rules; bad input of the labelled format vmstat -v and -s share (parsers/labelled.py)."""
 import pytest
-
-from aix_exporter.collectors.vmstat_s import s_families
 from aix_exporter.collectors.vmstat_v import v_families
 from aix_exporter.parsers import ParseError, vmstat_s, vmstat_v
 from tests.conftest import fixture_text
@@ -22,20 +21,12 @@ def test_vmstat_v_naming_rules():
     assert m[("aix_vmstat_v_remote_pageouts_scheduled_total", ())] == 0
 
 
+
 def test_vmstat_v_unknown_label_from_another_release_follows_the_rules():
     m = samples(v_families([("Virtualized paging space blocked pages", 5), ("new frobnication percentage", 12.5)]))
     assert m[("aix_vmstat_v_virtualized_paging_space_blocked_bytes", ())] == 5 * 4096
     assert m[("aix_vmstat_v_new_frobnication_ratio", ())] == 0.125
 
-
-def test_vmstat_s_counters():
-    pairs = vmstat_s.parse(fixture_text("vmstat_s", "aix53-with-lock-misses.txt"))
-    m = samples(s_families(pairs))
-    assert m[("aix_vmstat_address_translation_faults_total", ())] == 410356781
-    assert m[("aix_vmstat_paging_space_page_outs_total", ())] == 420
-    assert m[("aix_vmstat_lock_misses_total", ())] == 5123
-    assert m[("aix_vmstat_context_switches_total", ())] == 984311870
-    assert m[("aix_vmstat_syscalls_total", ())] == 1989400130
 
 
 @pytest.mark.parametrize("parse", [vmstat_v.parse, vmstat_s.parse])
@@ -48,3 +39,4 @@ def test_vmstat_s_counters():
 def test_bad_input(parse, text, message):
     with pytest.raises(ParseError, match=message):
         parse(text)
+
