@@ -11,6 +11,8 @@ done
 if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
-python3 -m pip install -q -e '.[test]'
+# Python packages go into a virtual environment inside the checkout (deploy/lib/venv.sh).
+. deploy/lib/venv.sh
+ensure_venv '[test]'
 export AIX_EXPORTER_REQUIRE_TOOLS=1   # a missing promtool/prometheus fails the run instead of skipping
-exec python3 -m pytest -q "$@"
+exec "$VENV/bin/python" -m pytest -q "$@"

@@ -3,7 +3,8 @@
 #
 #   bash deploy/demo/run.sh
 #
-# 1. installs the exporter (pip, from this checkout) if needed;
+# 1. installs the exporter from this checkout into a virtual environment inside it
+#    (deploy/lib/venv.sh: works with Debian's externally managed python3);
 # 2. when the Debian package 'prometheus' is installed: backfills 8 simulated
 #    hours of the case study (4 KB regime, tuning, 16 MB regime) and starts a
 #    local Prometheus with our rules that scrapes the exporter;
@@ -19,10 +20,8 @@ SPEED=${DEMO_SPEED:-1}
 DIR=${DEMO_DIR:-$ROOT/demo-data}
 AT=28800   # end of the case study's 8 simulated hours: live data continues the history
 
-if ! python3 -c "import aix_exporter" 2>/dev/null; then
-    echo "installing aix_exporter (pip install -e .) ..."
-    python3 -m pip install -q -e . 
-fi
+. deploy/lib/venv.sh
+ensure_venv ''
 mkdir -p "$DIR"
 PROM_PID=""
 cleanup() { [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null || true; }
@@ -32,7 +31,7 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
     END=$(date +%s)
     rm -rf "$DIR/tsdb" && mkdir -p "$DIR/tsdb"
     echo "backfilling the case-study history (8 simulated hours ending now) ..."
-    python3 -m aix_exporter.cli simulate --scenario case-study --openmetrics "$DIR/history.om" --end "$END" >/dev/null
+    "$VENV/bin/python" -m aix_exporter.cli simulate --scenario case-study --openmetrics "$DIR/history.om" --end "$END" >/dev/null
     promtool tsdb create-blocks-from openmetrics "$DIR/history.om" "$DIR/tsdb" >/dev/null
     rules=$(ls "$ROOT"/alerts/*rules*.yml 2>/dev/null || true)
     {
@@ -53,7 +52,7 @@ else
     echo "(Debian package 'prometheus' not installed: running the exporter alone)"
 fi
 echo "Exporter:    http://127.0.0.1:$PORT/metrics  (source simulate:case-study, 16 MB regime after tuning)"
-python3 -m aix_exporter.cli --source "simulate:case-study?at=$AT&speed=$SPEED" \
+"$VENV/bin/python" -m aix_exporter.cli --source "simulate:case-study?at=$AT&speed=$SPEED" \
     --web.listen-address "127.0.0.1:$PORT" &
 EXPORTER_PID=$!
 cleanup() {
