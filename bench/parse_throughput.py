@@ -9,8 +9,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "exporter"))
 
-from aix_exporter.parsers import (iostat_tape, ps_env, splat, svmon_g, svmon_p, tsm_actlog, vmo, vmstat,  # noqa: E402
-                                  vmstat_s, vmstat_v)
+from aix_exporter.commands import TABLE  # noqa: E402
+from aix_exporter.parsers import iostat_tape, ps_env, splat, svmon_p, tsm_actlog, vmstat  # noqa: E402
 from aix_exporter.simulate import render  # noqa: E402
 from aix_exporter.sources.simulate import SimulatedSource  # noqa: E402
 
@@ -69,12 +69,8 @@ def inputs():
         "ps eww (2,000 processes)": (ps_env.parse, src.read("ps_env") + render.storage_agents_ps(1999)),
         "vmstat (10,000 intervals)": (vmstat.parse, long_vmstat(src)),
         "iostat -p (1,000 intervals, 8 drives)": (iostat_tape.parse, long_iostat(src)),
-        "vmstat (2 intervals)": (vmstat.parse, src.read("vmstat")),
-        "svmon -G": (svmon_g.parse, src.read("svmon_g")),
-        "vmo -L": (vmo.parse, src.read("vmo")),
-        "vmstat -v": (vmstat_v.parse, src.read("vmstat_v")),
-        "vmstat -s": (vmstat_s.parse, src.read("vmstat_s")),
-        "iostat -p (1 interval)": (iostat_tape.parse, src.read("iostat_tape")),
+        # every command of the table at the size the simulated LPAR prints it
+        **{f"{c.title} (as printed)": (c.parse, src.read(c.key)) for c in TABLE},
     }
 
 

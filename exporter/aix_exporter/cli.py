@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import platform
 import signal
@@ -52,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--collect.min-interval", dest="min_interval", type=float, default=5.0,
                    help="scrapes within this many seconds of the last collection share its pre-rendered "
                         "exposition (default 5; 0 collects on every scrape)")
+    p.add_argument("--web.max-scrape-timeout", dest="max_scrape_timeout", type=float, default=60.0,
+                   help="upper bound in seconds on the scrape timeout a client announces "
+                        "(X-Prometheus-Scrape-Timeout-Seconds; default 60)")
     p.add_argument("--check-config", action="store_true", help="validate --config.file and exit")
     p.add_argument("--version", action="version", version=f"aix_exporter {__version__}")
     for name, cls in collector_registry().items():
@@ -96,6 +100,9 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"aix-exporter: invalid configuration: {e}", file=sys.stderr)
         return 1
+    if not (math.isfinite(args.max_scrape_timeout) and args.max_scrape_timeout > 0):
+        print("aix-exporter: --web.max-scrape-timeout must be a finite number of seconds above 0", file=sys.stderr)
+        return 1
     if args.command_root:
         if not args.command_root.startswith("/") or not os.path.isdir(args.command_root):
             print(f"aix-exporter: --path.commands {args.command_root}: not an absolute path to a directory",
@@ -125,7 +132,7 @@ def main(argv=None) -> int:
     from .web import make_server
     exporter.start_background()
     try:
-        server = make_server(exporter, args.listen, args.path, web_config)
+        server = make_server(exporter, args.listen, args.path, web_config, args.max_scrape_timeout)
     except (OSError, ValueError) as e:
         print(f"aix-exporter: cannot listen on {args.listen}: {e}", file=sys.stderr)
         return 1

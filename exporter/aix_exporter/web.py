@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import logging
+import math
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from prometheus_client.exposition import choose_encoder
@@ -37,16 +38,26 @@ DEFAULT_DEADLINE = 9.0   # Prometheus' default scrape timeout is 10 s
 MARGIN = 0.5
 
 
-def scrape_deadline(headers) -> float:
-    """Seconds a scrape may wait for collectors: Prometheus' announced timeout minus a margin."""
+MAX_SCRAPE_TIMEOUT = 60.0
+
+
+def scrape_deadline(headers, max_timeout: float = MAX_SCRAPE_TIMEOUT) -> float:
+    """Seconds a scrape may wait for collectors: Prometheus' announced timeout minus a margin.
+
+    The header is a client's word: a value that is not a finite number above 0 is ignored
+    (the default applies), and a larger one is clamped to ``max_timeout``
+    (``--web.max-scrape-timeout``), so no client can hold a scrape open for long."""
     try:
         announced = float(headers.get("X-Prometheus-Scrape-Timeout-Seconds", ""))
-        return max(0.1, announced - MARGIN)
     except ValueError:
-        return DEFAULT_DEADLINE
+        return min(DEFAULT_DEADLINE, max_timeout)
+    if not math.isfinite(announced) or announced <= 0:
+        return min(DEFAULT_DEADLINE, max_timeout)
+    return max(0.1, min(announced, max_timeout) - MARGIN)
 
 
-def make_server(exporter, address: str, telemetry_path: str = "/metrics", web_config=None):
+def make_server(exporter, address: str, telemetry_path: str = "/metrics", web_config=None,
+                max_scrape_timeout: float = MAX_SCRAPE_TIMEOUT):
     from .webconfig import WebConfig
     web_config = web_config or WebConfig()
     host, _, port = address.rpartition(":")
@@ -80,7 +91,7 @@ def make_server(exporter, address: str, telemetry_path: str = "/metrics", web_co
             if path == telemetry_path:
                 encoder, ctype = choose_encoder(self.headers.get("Accept"))
                 gz = "gzip" in (self.headers.get("Accept-Encoding") or "")
-                body = exporter.render(encoder, ctype, gz, scrape_deadline(self.headers))
+                body = exporter.render(encoder, ctype, gz, scrape_deadline(self.headers, max_scrape_timeout))
                 self._send(200, ctype, body, {"Content-Encoding": "gzip"} if gz else {})
             elif path == "/":
                 page = landing_page(exporter.source.name, telemetry_path)

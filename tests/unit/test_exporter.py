@@ -179,3 +179,15 @@ def test_landing_page_shows_the_source_and_a_banner_when_simulated():
     assert "SIMULATED DATA" in sim and "<code>simulate:case-study</code>" in sim
     real = landing_page("system", "/metrics")
     assert "SIMULATED" not in real and "<code>system</code>" in real
+
+
+def test_announced_scrape_timeout_is_clamped_and_non_finite_values_ignored():
+    from aix_exporter.web import DEFAULT_DEADLINE, MARGIN, scrape_deadline
+    h = lambda v: {"X-Prometheus-Scrape-Timeout-Seconds": v}
+    assert scrape_deadline(h("10")) == 10 - MARGIN
+    assert scrape_deadline(h("1e9")) == 60 - MARGIN                 # clamped to the default maximum
+    assert scrape_deadline(h("1e9"), max_timeout=20) == 20 - MARGIN
+    for bad in ("inf", "-inf", "nan", "0", "-5", "abc", ""):
+        assert scrape_deadline(h(bad)) == DEFAULT_DEADLINE, bad
+    assert scrape_deadline(h("inf"), max_timeout=5) == 5
+    assert scrape_deadline(h("0.2")) == 0.1
