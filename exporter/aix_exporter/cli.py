@@ -18,6 +18,7 @@ import os
 import platform
 import signal
 import sys
+import threading
 
 from . import __version__
 from .collectors import registry as collector_registry
@@ -56,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--web.max-scrape-timeout", dest="max_scrape_timeout", type=float, default=60.0,
                    help="upper bound in seconds on the scrape timeout a client announces "
                         "(X-Prometheus-Scrape-Timeout-Seconds; default 60)")
+    p.add_argument("--web.max-requests", dest="max_requests", type=int, default=40,
+                   help="scrapes served at once; more are answered 503 (default 40)")
+    p.add_argument("--web.max-connections", dest="max_connections", type=int, default=1024,
+                   help="open HTTP connections at most; more are closed on accept (default 1024)")
     p.add_argument("--check-config", action="store_true", help="validate --config.file and exit")
     p.add_argument("--version", action="version", version=f"aix_exporter {__version__}")
     for name, cls in collector_registry().items():
@@ -100,6 +105,9 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"aix-exporter: invalid configuration: {e}", file=sys.stderr)
         return 1
+    if not (1 <= args.max_requests <= 10000 and 1 <= args.max_connections <= 1000000):
+        print("aix-exporter: --web.max-requests must be 1-10000 and --web.max-connections 1-1000000", file=sys.stderr)
+        return 1
     if not (math.isfinite(args.max_scrape_timeout) and args.max_scrape_timeout > 0):
         print("aix-exporter: --web.max-scrape-timeout must be a finite number of seconds above 0", file=sys.stderr)
         return 1
@@ -132,7 +140,8 @@ def main(argv=None) -> int:
     from .web import make_server
     exporter.start_background()
     try:
-        server = make_server(exporter, args.listen, args.path, web_config, args.max_scrape_timeout)
+        server = make_server(exporter, args.listen, args.path, web_config, args.max_scrape_timeout,
+                             max_requests=args.max_requests, max_connections=args.max_connections)
     except (OSError, ValueError) as e:
         print(f"aix-exporter: cannot listen on {args.listen}: {e}", file=sys.stderr)
         return 1
@@ -140,17 +149,21 @@ def main(argv=None) -> int:
              web_config.ssl_context is not None, bool(web_config.users), source.name,
              ",".join(c.name for c in collectors), __version__)
     def on_term(signum, frame):
-        raise KeyboardInterrupt   # stop serving like Ctrl-C: the finally block cleans up
+        log.info("msg=stopping on signal %d: draining scrapes in flight", signum)
+        threading.Thread(target=server.shutdown, daemon=True).start()
 
     signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     finally:
         exporter.stop()
         server.server_close()
-    return 0
+    # A collector stuck in a read that no timeout can interrupt (a hung NFS file) must not
+    # keep the process alive: the interpreter would join its thread at exit. Leave now.
+    logging.shutdown()
+    sys.stdout.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -102,10 +102,19 @@ class Exporter:
         Returns True when a new collection ran, False when the previous one (younger
         than min_interval) is reused. Background collectors are read as they are.
         """
+        return self._collect(deadline)[0]
+
+    def _collect(self, deadline: float) -> tuple:
+        """(whether a collection ran, names of the collectors still running at the deadline).
+
+        The lock is held only to start collectors (each at most once at a time) and to
+        publish the result, never while waiting: a scraper with a short deadline never
+        waits behind one with a long deadline. A collection in which a collector was cut
+        off by this scraper's deadline is not shared with other scrapers."""
         with self._scrape_lock:
             now = time.monotonic()
             if self._collected_at is not None and now - self._collected_at < self.min_interval:
-                return False
+                return False, frozenset()
             futures = {}
             for c in self.on_scrape:
                 f = self._in_flight.get(c.name)
@@ -113,23 +122,25 @@ class Exporter:
                     f = self._pool.submit(self.run_collector, c)
                     self._in_flight[c.name] = f
                 futures[c.name] = f
-            done, pending = wait(list(futures.values()), timeout=max(0.0, deadline))
-            for name, f in futures.items():
-                if f in pending:
-                    prev = self.results[name]
-                    log.error("collector=%s command=%r still running after the %.1fs scrape deadline",
-                              name, _command(next(c for c in self.on_scrape if c.name == name)), deadline)
-                    with self._lock:
-                        self.results[name] = Result(success=False, duration=deadline, finished_at=self.clock(),
-                                                    last_success=prev.last_success)
-            self._collected_at = time.monotonic()
-            self._rendered = {}
-            return True
+        _, pending = wait(list(futures.values()), timeout=max(0.0, deadline))
+        cut = frozenset(name for name, f in futures.items() if f in pending)
+        for name in sorted(cut):
+            log.error("collector=%s command=%r still running after the %.1fs scrape deadline",
+                      name, _command(next(c for c in self.on_scrape if c.name == name)), deadline)
+        if not cut:
+            with self._scrape_lock:
+                self._collected_at = time.monotonic()
+                self._rendered = {}
+        return True, cut
 
     def render(self, encoder, content_type: str, gzipped: bool, deadline: float = 30.0) -> bytes:
-        """The exposition for one format, collected (or reused) and rendered once per collection."""
+        """The exposition for one format, collected (or reused) and rendered once per collection.
+        A collector cut off by this scrape's deadline is reported failed in this rendering only."""
         import gzip as _gzip
-        self.scrape(deadline)
+        _, cut = self._collect(deadline)
+        if cut:
+            body = encoder(self.registry(cut))
+            return _gzip.compress(body, compresslevel=1) if gzipped else body
         key = (content_type, gzipped)
         with self._scrape_lock:
             body = self._rendered.get(key)
@@ -161,7 +172,9 @@ class Exporter:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     # -- exposition ---------------------------------------------------------
-    def families(self) -> list:
+    def families(self, cut_off: frozenset = frozenset()) -> list:
+        """Every fresh result, and the self metrics. ``cut_off``: collectors still running at
+        this scrape's deadline, reported failed with none of their values."""
         now = self.clock()
         out = []
         success = GaugeMetricFamily("aix_exporter_collector_success",
@@ -175,7 +188,7 @@ class Exporter:
             results = dict(self.results)
         for c in self.collectors:
             r = results[c.name]
-            fresh = r.success
+            fresh = r.success and c.name not in cut_off
             age_limit = self.max_age.get(c.name)
             if fresh and c in self.background and age_limit is not None and now - r.finished_at > age_limit:
                 fresh = False  # never serve a stale value as current
@@ -194,13 +207,13 @@ class Exporter:
         source.add_metric([getattr(self.source, "name", "unknown")], 1.0)
         return _merge(out) + [success, duration, last, build, source]
 
-    def registry(self) -> CollectorRegistry:
+    def registry(self, cut_off: frozenset = frozenset()) -> CollectorRegistry:
         """A registry serving the current results (collection is scrape()'s job)."""
         exporter = self
 
         class _Bridge:
             def collect(self):
-                return exporter.families()
+                return exporter.families(cut_off)
 
         reg = CollectorRegistry(auto_describe=False)
         reg.register(_Bridge())

@@ -1,11 +1,37 @@
-"""HTTP front: landing page at /, exposition at the telemetry path."""
+"""HTTP front: landing page at /, exposition at the telemetry path.
+
+One asyncio event loop serves every connection; h11 (a small, well-kept pure-Python HTTP/1.1
+library) parses the protocol. Configured like node_exporter and exporter-toolkit:
+
+* at most ``max_requests`` scrapes in flight (``--web.max-requests``, default 40); more are
+  answered 503 at once;
+* at most ``max_connections`` open connections (``--web.max-connections``); further
+  connections are closed on accept, with one log line a minute;
+* the request head must arrive within ``header_timeout`` seconds and be at most 1 MB in all,
+  else 431, before any authentication; idle keep-alive connections close after
+  ``idle_timeout`` seconds;
+* HTTP/1.1 keep-alive, IPv4 and IPv6 listen addresses (``:10990`` listens on both);
+* at the file-descriptor limit asyncio stops accepting for a second and logs it, instead of
+  spinning;
+* ``shutdown()`` (SIGTERM) stops accepting, lets scrapes in flight finish for up to
+  ``drain_seconds``, then closes every connection.
+
+Collection is blocking work: it runs in a thread pool of ``max_requests`` threads, never on
+the event loop; bcrypt checks run one at a time in a thread of their own.
+"""
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import math
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Optional
 
+import h11
 from prometheus_client.exposition import choose_encoder
 
 from . import __version__
@@ -36,9 +62,9 @@ def landing_page(source: str, telemetry_path: str) -> str:
 
 DEFAULT_DEADLINE = 9.0   # Prometheus' default scrape timeout is 10 s
 MARGIN = 0.5
-
-
 MAX_SCRAPE_TIMEOUT = 60.0
+MAX_HEADER_BYTES = 1 << 20
+SERVER = f"aix_exporter/{__version__}".encode()
 
 
 def scrape_deadline(headers, max_timeout: float = MAX_SCRAPE_TIMEOUT) -> float:
@@ -56,62 +82,253 @@ def scrape_deadline(headers, max_timeout: float = MAX_SCRAPE_TIMEOUT) -> float:
     return max(0.1, min(announced, max_timeout) - MARGIN)
 
 
+def listen_addresses(address: str) -> list:
+    """(family, sockaddr) pairs for a node_exporter-style address: ':10990' (every IPv4 and
+    IPv6 address), '127.0.0.1:10990', '[::1]:10990', 'localhost:10990'."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"listen address {address!r}: expected HOST:PORT or :PORT")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    infos = socket.getaddrinfo(host or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    seen, out = set(), []
+    for family, _, _, _, sockaddr in infos:
+        if (family, sockaddr[:2]) not in seen:
+            seen.add((family, sockaddr[:2]))
+            out.append((family, sockaddr))
+    return out
+
+
+def _bind(address: str) -> list:
+    socks = []
+    try:
+        for family, sockaddr in listen_addresses(address):
+            s = socket.socket(family, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                s.bind(sockaddr)
+            except OSError:
+                s.close()
+                raise
+            s.listen(512)
+            s.setblocking(False)
+            socks.append(s)
+    except OSError:
+        for s in socks:
+            s.close()
+        raise
+    return socks
+
+
+class _Headers:
+    """Case-insensitive view of h11's header list (last value wins), like http.server's."""
+
+    def __init__(self, pairs):
+        self._d = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in pairs}
+
+    def get(self, name: str, default=None):
+        return self._d.get(name.lower(), default)
+
+
+class Server:
+    def __init__(self, exporter, socks: list, telemetry_path: str, web_config, max_scrape_timeout: float,
+                 max_requests: int = 40, max_connections: int = 1024, header_timeout: float = 10.0,
+                 idle_timeout: float = 60.0, drain_seconds: float = 5.0):
+        self.exporter, self.socks, self.telemetry_path = exporter, socks, telemetry_path
+        self.web_config, self.max_scrape_timeout = web_config, max_scrape_timeout
+        self.max_requests, self.max_connections = max_requests, max_connections
+        self.header_timeout, self.idle_timeout, self.drain_seconds = header_timeout, idle_timeout, drain_seconds
+        self.server_address = socks[0].getsockname() if socks else None
+        self._pool = ThreadPoolExecutor(max_workers=max_requests, thread_name_prefix="scrape")
+        self._auth_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bcrypt")
+        self._in_flight = 0
+        self._connections: set = set()
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._stopping: Optional[asyncio.Event] = None
+        self._started = threading.Event()
+        self._last_refused_log = 0.0
+
+    # -- lifecycle -----------------------------------------------------------
+    def serve_forever(self):
+        asyncio.run(self._main())
+
+    def shutdown(self):
+        """Stop serving (thread-safe): no new connections, scrapes in flight finish for up to
+        drain_seconds, then everything closes and serve_forever returns."""
+        self._started.wait(5)
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._stopping.set)
+            except RuntimeError:   # the loop has already ended
+                pass
+
+    def server_close(self):
+        for s in self.socks:
+            s.close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._auth_pool.shutdown(wait=False, cancel_futures=True)
+
+    async def _main(self):
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        ssl_ctx = self.web_config.ssl_context
+        tls = {"ssl": ssl_ctx, "ssl_handshake_timeout": self.header_timeout} if ssl_ctx else {}
+        servers = [await asyncio.start_server(self._connection, sock=s, **tls) for s in self.socks]
+        reload_task = asyncio.ensure_future(self._reload_certificates()) if ssl_ctx else None
+        self._started.set()
+        await self._stopping.wait()
+        for srv in servers:
+            srv.close()
+        deadline = time.monotonic() + self.drain_seconds
+        while self._in_flight and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if self._in_flight:
+            log.warning("msg=shutdown with %d scrape(s) still in flight after %.0fs", self._in_flight,
+                        self.drain_seconds)
+        for w in list(self._connections):
+            w.close()
+        if reload_task:
+            reload_task.cancel()
+
+    async def _reload_certificates(self):
+        """Re-read the TLS certificate and key when their files change (checked every 10 s)."""
+        while True:
+            await asyncio.sleep(10)
+            try:
+                self.web_config.reload_if_changed()
+            except Exception as e:   # keep serving with the certificate loaded before
+                log.error("msg=cannot reload TLS certificate: %s", e)
+
+    # -- connections ---------------------------------------------------------
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        if len(self._connections) >= self.max_connections or self._stopping.is_set():
+            now = time.monotonic()
+            if now - self._last_refused_log > 60:
+                self._last_refused_log = now
+                log.warning("msg=connection refused: %d connections open (--web.max-connections)",
+                            len(self._connections))
+            writer.close()
+            return
+        self._connections.add(writer)
+        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEADER_BYTES)
+        first = True
+        try:
+            while not self._stopping.is_set():
+                try:
+                    event = await asyncio.wait_for(self._next_event(conn, reader),
+                                                   self.header_timeout if first else self.idle_timeout)
+                except asyncio.TimeoutError:
+                    if first or conn.their_state is not h11.IDLE:
+                        await self._error(conn, writer, 408, b"request head not received in time\n")
+                    return
+                except h11.RemoteProtocolError as e:
+                    status = e.error_status_hint or 400
+                    body = b"request header fields too large\n" if status == 431 else b"bad request\n"
+                    await self._error(conn, writer, status, body)
+                    return
+                if isinstance(event, h11.ConnectionClosed):
+                    return
+                if not isinstance(event, h11.Request):
+                    return
+                first = False
+                # a GET has no body; anything else is drained up to the header limit, then refused
+                status, ctype, body, extra = await self._respond(event)
+                if not await self._drain_body(conn, reader):
+                    return
+                headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
+                           (b"Server", SERVER)] + extra
+                writer.write(conn.send(h11.Response(status_code=status, headers=headers)))
+                if event.method != b"HEAD":
+                    writer.write(conn.send(h11.Data(data=body)))
+                writer.write(conn.send(h11.EndOfMessage()))
+                await writer.drain()
+                if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
+                    return
+                conn.start_next_cycle()
+        except (ConnectionError, OSError, h11.LocalProtocolError, asyncio.IncompleteReadError):
+            return
+        finally:
+            self._connections.discard(writer)
+            writer.close()
+
+    @staticmethod
+    async def _next_event(conn, reader):
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                data = await reader.read(65536)
+                conn.receive_data(data)   # b"" means the peer closed
+                continue
+            return event
+
+    async def _drain_body(self, conn, reader) -> bool:
+        total = 0
+        while True:
+            try:
+                event = await asyncio.wait_for(self._next_event(conn, reader), self.header_timeout)
+            except (asyncio.TimeoutError, h11.RemoteProtocolError):
+                return False
+            if isinstance(event, h11.EndOfMessage):
+                return True
+            if isinstance(event, h11.Data):
+                total += len(event.data)
+                if total > MAX_HEADER_BYTES:
+                    return False
+            elif isinstance(event, h11.ConnectionClosed):
+                return False
+
+    async def _error(self, conn, writer, status: int, body: bytes):
+        if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        try:
+            writer.write(conn.send(h11.Response(status_code=status, headers=[
+                (b"Content-Type", b"text/plain; charset=utf-8"), (b"Content-Length", str(len(body)).encode()),
+                (b"Connection", b"close"), (b"Server", SERVER)])))
+            writer.write(conn.send(h11.Data(data=body)))
+            writer.write(conn.send(h11.EndOfMessage()))
+            await asyncio.wait_for(writer.drain(), 5)
+        except (h11.LocalProtocolError, ConnectionError, OSError, asyncio.TimeoutError):
+            pass
+
+    # -- requests ------------------------------------------------------------
+    async def _respond(self, req: h11.Request):
+        text = "text/plain; charset=utf-8".encode()
+        if req.method not in (b"GET", b"HEAD"):
+            return 405, text, b"method not allowed\n", [(b"Allow", b"GET, HEAD")]
+        headers = _Headers(req.headers)
+        loop = asyncio.get_running_loop()
+        if self.web_config.users:
+            ok = await loop.run_in_executor(self._auth_pool, self.web_config.authorized,
+                                            headers.get("Authorization"))
+            if not ok:
+                return 401, text, b"Unauthorized\n", [(b"WWW-Authenticate", b'Basic realm="aix_exporter"')]
+        path = req.target.decode("latin-1").split("?", 1)[0]
+        if path == self.telemetry_path:
+            if self._in_flight >= self.max_requests:
+                return 503, text, (f"too many scrapes in flight (--web.max-requests={self.max_requests})\n"
+                                   ).encode(), [(b"Retry-After", b"1")]
+            encoder, ctype = choose_encoder(headers.get("Accept"))
+            gz = "gzip" in (headers.get("Accept-Encoding") or "")
+            deadline = scrape_deadline(headers, self.max_scrape_timeout)
+            self._in_flight += 1
+            try:
+                body = await loop.run_in_executor(self._pool, self.exporter.render, encoder, ctype, gz, deadline)
+            finally:
+                self._in_flight -= 1
+            return 200, ctype.encode(), body, [(b"Content-Encoding", b"gzip")] if gz else []
+        if path == "/":
+            page = landing_page(self.exporter.source.name, self.telemetry_path)
+            return 200, b"text/html; charset=utf-8", page.encode(), []
+        return 404, text, b"not found\n", []
+
+
 def make_server(exporter, address: str, telemetry_path: str = "/metrics", web_config=None,
-                max_scrape_timeout: float = MAX_SCRAPE_TIMEOUT):
+                max_scrape_timeout: float = MAX_SCRAPE_TIMEOUT, max_requests: int = 40,
+                max_connections: int = 1024, header_timeout: float = 10.0) -> Server:
+    """Bind the listen address(es) now (so a busy port fails at start); serve with serve_forever()."""
     from .webconfig import WebConfig
     web_config = web_config or WebConfig()
-    host, _, port = address.rpartition(":")
-    host = host.strip("[]") or "0.0.0.0"
-
-    class Handler(BaseHTTPRequestHandler):
-        server_version = f"aix_exporter/{__version__}"
-
-        def log_message(self, fmt, *args):  # quiet access log; errors go through logging
-            log.debug("%s - %s", self.address_string(), fmt % args)
-
-        def _send(self, code, ctype, body: bytes, extra=None):
-            self.send_response(code)
-            self.send_header("Content-Type", ctype)
-            for k, v in (extra or {}).items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-
-        def do_HEAD(self):
-            self.do_GET()
-
-        def do_GET(self):
-            path = self.path.split("?", 1)[0]
-            if not web_config.authorized(self.headers.get("Authorization")):
-                self._send(401, "text/plain; charset=utf-8", b"Unauthorized\n",
-                           {"WWW-Authenticate": 'Basic realm="aix_exporter"'})
-                return
-            if path == telemetry_path:
-                encoder, ctype = choose_encoder(self.headers.get("Accept"))
-                gz = "gzip" in (self.headers.get("Accept-Encoding") or "")
-                body = exporter.render(encoder, ctype, gz, scrape_deadline(self.headers, max_scrape_timeout))
-                self._send(200, ctype, body, {"Content-Encoding": "gzip"} if gz else {})
-            elif path == "/":
-                page = landing_page(exporter.source.name, telemetry_path)
-                self._send(200, "text/html; charset=utf-8", page.encode())
-            else:
-                self._send(404, "text/plain; charset=utf-8", b"not found\n")
-
-    class Server(ThreadingHTTPServer):
-        daemon_threads = True
-        request_queue_size = 128
-
-        def get_request(self):
-            conn, addr = super().get_request()
-            if web_config.ssl_context is not None:
-                # the TLS handshake happens in the request's own thread, not in accept()
-                conn = web_config.ssl_context.wrap_socket(conn, server_side=True, do_handshake_on_connect=False)
-            return conn, addr
-
-        def handle_error(self, request, client_address):
-            log.debug("connection from %s failed", client_address, exc_info=True)
-
-    Handler.timeout = 30   # a client that never finishes its request cannot hold a thread forever
-    return Server((host, int(port)), Handler)
+    return Server(exporter, _bind(address), telemetry_path, web_config, max_scrape_timeout,
+                  max_requests=max_requests, max_connections=max_connections, header_timeout=header_timeout)

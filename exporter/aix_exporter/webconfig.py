@@ -3,14 +3,22 @@
     tls_server_config:
       cert_file: server.crt          # relative paths are relative to this file
       key_file: server.key
-      client_auth_type: RequireAndVerifyClientCert   # or NoClientCert (default), RequestClientCert,
-                                                     # RequireAnyClientCert, VerifyClientCertIfGiven
+      client_auth_type: RequireAndVerifyClientCert   # or NoClientCert (default), VerifyClientCertIfGiven
       client_ca_file: ca.crt
       min_version: TLS12             # TLS10 TLS11 TLS12 TLS13
     basic_auth_users:
       prometheus: $2y$10$...         # bcrypt hash (htpasswd -nBC 10 "" | tr -d ':\\n')
 
 Basic auth needs the `bcrypt` package (pip install 'aix-exporter[auth]').
+
+As exporter-toolkit does it: unknown keys are rejected (a typo such as ``client_auth_typ``
+must not turn client certificates off), every hash is checked at start, a password over
+bcrypt's 72 bytes is refused (401), an unknown user is checked against a dummy hash so it
+takes as long as a wrong password, results are cached and bcrypt runs one check at a time.
+``RequestClientCert`` and ``RequireAnyClientCert`` (a client certificate requested or
+required but not verified) cannot be had with Python's TLS, which verifies every certificate
+it accepts: they are refused at start with that reason. The certificate and key are read
+again when their files change.
 """
 from __future__ import annotations
 
@@ -28,11 +36,16 @@ from .config import ConfigError
 
 _CLIENT_AUTH = {
     "NoClientCert": ssl.CERT_NONE,
-    "RequestClientCert": ssl.CERT_OPTIONAL,
-    "RequireAnyClientCert": ssl.CERT_REQUIRED,
     "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
     "RequireAndVerifyClientCert": ssl.CERT_REQUIRED,
 }
+_UNVERIFIED = ("RequestClientCert", "RequireAnyClientCert")
+_TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version", "max_version",
+             "cipher_suites", "prefer_server_cipher_suites", "curve_preferences", "client_allowed_sans"}
+_SUPPORTED_TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version"}
+MAX_PASSWORD_BYTES = 72   # bcrypt looks at 72 bytes at most; longer ones are refused, not truncated
+# a valid bcrypt hash of a random password: unknown users are checked against it (equal timing)
+_DUMMY_HASH = b"$2b$10$hXXhg3mDTj2.3C5i8gPQre6NaUoFJuzaZKaIb5qDO8iOjjq/q8Frq"
 _VERSIONS = {"TLS10": ssl.TLSVersion.TLSv1, "TLS11": ssl.TLSVersion.TLSv1_1, "TLS12": ssl.TLSVersion.TLSv1_2,
              "TLS13": ssl.TLSVersion.TLSv1_3}
 
@@ -41,38 +54,67 @@ _VERSIONS = {"TLS10": ssl.TLSVersion.TLSv1, "TLS11": ssl.TLSVersion.TLSv1_1, "TL
 class WebConfig:
     ssl_context: Optional[ssl.SSLContext] = None
     users: dict = field(default_factory=dict)     # user -> bcrypt hash (bytes)
-    _ok: dict = field(default_factory=dict)       # (user, sha256(password)) -> True, verified before
+    cert_files: tuple = ()                        # (cert, key) as loaded, for reloading
+    _mtimes: tuple = ()
+    _seen: dict = field(default_factory=dict)     # (user, sha256(password)) -> bool, checked before
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _bcrypt: threading.Lock = field(default_factory=threading.Lock)
 
     def authorized(self, header: Optional[str]) -> bool:
         if not self.users:
             return True
-        if not header or not header.startswith("Basic "):
+        scheme, _, value = (header or "").partition(" ")
+        if scheme.lower() != "basic":
             return False
         try:
-            user, _, password = base64.b64decode(header[6:], validate=True).decode("utf-8").partition(":")
+            user, _, password = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
         except (ValueError, UnicodeDecodeError):
             return False
-        hashed = self.users.get(user)
-        if hashed is None:
+        secret = password.encode()
+        if len(secret) > MAX_PASSWORD_BYTES:
             return False
-        key = (user, hashlib.sha256(password.encode()).hexdigest())
+        key = (user, hashlib.sha256(secret).hexdigest())
         with self._lock:
-            if key in self._ok:
-                return True
+            if key in self._seen:
+                return self._seen[key]
+        hashed = self.users.get(user)
         import bcrypt
-        if bcrypt.checkpw(password.encode(), hashed):
-            with self._lock:
-                if len(self._ok) > 1000:
-                    self._ok.clear()
-                self._ok[key] = True
-            return True
-        return False
+        with self._bcrypt:   # one bcrypt check at a time: guessing clients cannot starve scrapes
+            try:
+                ok = bcrypt.checkpw(secret, hashed if hashed is not None else _DUMMY_HASH) and hashed is not None
+            except ValueError:
+                ok = False
+        with self._lock:
+            if len(self._seen) > 1000:
+                self._seen.clear()
+            self._seen[key] = ok
+        return ok
+
+    def reload_if_changed(self) -> bool:
+        """Load the certificate and key again when either file changed; True when reloaded."""
+        if self.ssl_context is None or not self.cert_files:
+            return False
+        mtimes = tuple(os.stat(p).st_mtime_ns for p in self.cert_files)
+        if mtimes == self._mtimes:
+            return False
+        self.ssl_context.load_cert_chain(*self.cert_files)
+        self._mtimes = mtimes
+        return True
 
 
 def load(path: Optional[str]) -> WebConfig:
+    """The web config, or a ConfigError of one line for anything wrong with it."""
     if not path:
         return WebConfig()
+    try:
+        return _load(path)
+    except ConfigError:
+        raise
+    except (TypeError, AttributeError, ValueError, KeyError) as e:
+        raise ConfigError(f"{path}: malformed web configuration: {e}") from None
+
+
+def _load(path: str) -> WebConfig:
     try:
         with open(path, encoding="utf-8") as fh:
             data = yaml.safe_load(fh) or {}
@@ -89,7 +131,19 @@ def load(path: Optional[str]) -> WebConfig:
     rel = lambda p: p if os.path.isabs(p) else os.path.join(base, p)
     wc = WebConfig()
     tls = data.get("tls_server_config")
+    if tls is not None and not isinstance(tls, dict):
+        raise ConfigError(f"{path}: tls_server_config: expected a mapping")
     if tls:
+        unknown = set(tls) - _TLS_KEYS
+        if unknown:
+            raise ConfigError(f"{path}: tls_server_config: unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
+                              f"known: {', '.join(sorted(_SUPPORTED_TLS_KEYS))}")
+        unsupported = set(tls) - _SUPPORTED_TLS_KEYS
+        if unsupported:
+            raise ConfigError(f"{path}: tls_server_config: {', '.join(sorted(unsupported))} not supported here")
+        if tls.get("client_auth_type") in _UNVERIFIED:
+            raise ConfigError(f"{path}: client_auth_type {tls['client_auth_type']}: Python's TLS verifies every "
+                              "client certificate it accepts; use RequireAndVerifyClientCert with client_ca_file")
         if not tls.get("cert_file") or not tls.get("key_file"):
             raise ConfigError(f"{path}: tls_server_config needs cert_file and key_file")
         auth = tls.get("client_auth_type", "NoClientCert")
@@ -107,15 +161,23 @@ def load(path: Optional[str]) -> WebConfig:
             raise ConfigError(f"{path}: client_auth_type {auth} needs client_ca_file")
         ctx.verify_mode = _CLIENT_AUTH[auth]
         wc.ssl_context = ctx
+        wc.cert_files = (rel(tls["cert_file"]), rel(tls["key_file"]))
+        wc._mtimes = tuple(os.stat(p).st_mtime_ns for p in wc.cert_files)
     users = data.get("basic_auth_users") or {}
+    if not isinstance(users, dict):
+        raise ConfigError(f"{path}: basic_auth_users: expected a mapping of user to bcrypt hash")
     if users:
         try:
-            import bcrypt  # noqa: F401
+            import bcrypt
         except ImportError:
             raise ConfigError(f"{path}: basic_auth_users needs the bcrypt package (pip install 'aix-exporter[auth]')") from None
         for user, hashed in users.items():
             if not isinstance(hashed, str) or not hashed.startswith(("$2a$", "$2b$", "$2y$")):
                 raise ConfigError(f"{path}: basic_auth_users.{user}: expected a bcrypt hash")
+            try:   # a malformed hash is refused now, not by a failing login later
+                bcrypt.checkpw(b"", hashed.encode())
+            except ValueError:
+                raise ConfigError(f"{path}: basic_auth_users.{user}: malformed bcrypt hash") from None
             wc.users[str(user)] = hashed.encode()
     return wc
 

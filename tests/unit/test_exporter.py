@@ -191,3 +191,25 @@ def test_announced_scrape_timeout_is_clamped_and_non_finite_values_ignored():
         assert scrape_deadline(h(bad)) == DEFAULT_DEADLINE, bad
     assert scrape_deadline(h("inf"), max_timeout=5) == 5
     assert scrape_deadline(h("0.2")) == 0.1
+
+
+def test_a_short_deadline_never_waits_behind_a_long_one_and_its_cut_off_rendering_is_not_shared():
+    from concurrent.futures import ThreadPoolExecutor as Pool
+
+    from prometheus_client.exposition import generate_latest
+    slow = Hanging()
+    e = Exporter(FakeSource(), [Good(), slow], min_interval=60)
+    with Pool(2) as pool:
+        long_one = pool.submit(e.render, generate_latest, "text/plain", False, 5.0)
+        time.sleep(0.2)                         # the long scraper is waiting on the hanging collector
+        t0 = time.monotonic()
+        short = e.render(generate_latest, "text/plain", False, 0.3)
+        assert time.monotonic() - t0 < 1.5      # it waited its own 0.3 s, not behind the 5 s one
+        assert b'aix_exporter_collector_success{collector="hanging"} 0.0' in short
+        slow.release.set()
+        body = long_one.result(10)
+    assert slow.calls == 1                      # one collection, shared by both scrapers
+    assert b'aix_exporter_collector_success{collector="hanging"} 1.0' in body and b"aix_late_value 1.0" in body
+    # the complete collection is the one cached for later scrapers, not the cut-off one
+    assert e.render(generate_latest, "text/plain", False, 0.3) is body
+    e.stop()

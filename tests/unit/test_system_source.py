@@ -77,3 +77,34 @@ def test_monitored_pids_are_ascii_digits_before_they_reach_a_command_line(monkey
     ps_out = " 2753002 dsmserv\n \u0663\u0663 dsmserv\n 3014682 dsmsta\n   12 init\n"
     monkeypatch.setattr(system, "run", lambda argv, timeout: ps_out)
     assert SystemSource().pids() == ["2753002", "3014682"]
+
+
+def test_a_grandchild_that_left_the_group_holding_stdout_cannot_hang_the_read(tmp_path):
+    """setsid puts the sleeper in a new session (out of our kill), with our stdout still open:
+    the read ends at the timeout instead of waiting for an end of file that never comes."""
+    setsid = "/usr/bin/setsid"
+    if not os.path.exists(setsid):
+        pytest.skip("no setsid")
+    marker = tmp_path / "escaped.pid"
+    script = f"{setsid} /bin/sh -c 'echo $$ > {marker}; exec sleep 60' & echo started; wait"
+    start = time.monotonic()
+    with pytest.raises(SourceError, match="timed out after 1s"):
+        run(["/bin/sh", "-c", script], timeout=1)
+    assert time.monotonic() - start < 8
+    try:
+        os.kill(int(marker.read_text()), 9)
+    except (OSError, ValueError):
+        pass
+
+
+def test_output_over_the_cap_is_an_error_not_memory():
+    with pytest.raises(SourceError, match="printed more than 100000 bytes"):
+        run(["/usr/bin/yes"], timeout=10, max_output=100_000)
+
+
+def test_dsmadmc_password_never_reaches_an_error_message():
+    from aix_exporter.sources.system import redact
+    with pytest.raises(SourceError) as e:
+        run(["/bin/sh", "-c", "exit 3", "-id=admin", "-pa=s3cr3t", "-PASSWORD=other"], timeout=5)
+    assert "s3cr3t" not in str(e.value) and "other" not in str(e.value) and "-pa=***" in str(e.value)
+    assert redact(["/usr/bin/dsmadmc", "-id=a", "-pa=x y"]) == "/usr/bin/dsmadmc -id=a -pa=***"

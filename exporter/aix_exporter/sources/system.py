@@ -12,8 +12,11 @@ test this source, background scheduling included, off AIX.
 from __future__ import annotations
 
 import os
+import re
+import selectors
 import signal
 import subprocess
+import time
 
 from ..commands import COMMANDS, TABLE, get
 from ..config import Settings
@@ -23,29 +26,81 @@ from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: 
 ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/bin:/usr/sbin:/bin:/sbin"}
 
 
-def run(argv: list, timeout: float) -> str:
-    """Run argv; return stdout text or raise SourceError with a one-line reason."""
+MAX_OUTPUT = 64 << 20    # bytes of stdout one command may print; more is an error, not memory
+_STDERR_KEPT = 4096
+_SECRET_RE = re.compile(r"^(-(?:pa|password)=)(.+)$", re.IGNORECASE)
+
+
+def redact(argv: list) -> str:
+    """The command line for a log line, with dsmadmc's -pa=/-password= values hidden."""
+    return " ".join(_SECRET_RE.sub(r"\1***", a) for a in argv)
+
+
+def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT) -> str:
+    """Run argv; return stdout text or raise SourceError with a one-line reason.
+
+    Output is read as it comes, capped at ``max_output`` bytes, until the deadline: a
+    command that prints too much or runs too long has its process group killed, and
+    nothing waits for an end of file that a grandchild which left the group may hold."""
     if not argv or not os.path.isabs(argv[0]):
         raise SourceError(f"command must have an absolute path: {argv!r}")
+    shown = redact(argv)
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=ENV, start_new_session=True, close_fds=True)
     except OSError as e:
         raise SourceError(f"{argv[0]}: {e.strerror}") from None
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    deadline = time.monotonic() + timeout
+    out, err, problem = [], [], None
+    size = 0
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ, out)
+        sel.register(proc.stderr, selectors.EVENT_READ, err)
+        while sel.get_map() and problem is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                problem = f"timed out after {timeout:g}s, process group killed"
+                break
+            for key, _ in sel.select(remaining):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                elif key.data is out:
+                    size += len(chunk)
+                    if size > max_output:
+                        problem = f"printed more than {max_output} bytes, process group killed"
+                        break
+                    out.append(chunk)
+                elif sum(map(len, err)) < _STDERR_KEPT:
+                    err.append(chunk)
+    if problem is None:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()  # reap: no zombie
-        raise SourceError(f"{' '.join(argv)}: timed out after {timeout:g}s, process group killed") from None
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            problem = f"timed out after {timeout:g}s, process group killed"
+    if problem is not None:
+        _kill_group(proc)
+        raise SourceError(f"{shown}: {problem}")
+    proc.stdout.close()
+    proc.stderr.close()
     if proc.returncode != 0:
-        first = err.decode("utf-8", "replace").strip().splitlines()[:1]
-        raise SourceError(f"{' '.join(argv)}: exit status {proc.returncode}"
-                          + (f": {first[0]}" if first else ""))
-    return out.decode("utf-8", errors="replace")
+        first = b"".join(err).decode("utf-8", "replace").strip().splitlines()[:1]
+        raise SourceError(f"{shown}: exit status {proc.returncode}" + (f": {first[0][:200]}" if first else ""))
+    return b"".join(out).decode("utf-8", errors="replace")
+
+
+def _kill_group(proc) -> None:
+    """Kill the command's process group and reap the command; never wait on its pipes."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.stdout.close()
+    proc.stderr.close()
+    try:
+        proc.wait(5)   # reap: no zombie (SIGKILL of the group ends our child at once)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 class SystemSource:
