@@ -5,6 +5,8 @@ here, so no configuration can smuggle arguments or shell syntax into a command.
 """
 from __future__ import annotations
 
+import math
+import os
 import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Optional
@@ -90,6 +92,28 @@ def _build(cls, data, path):
     return cls(**kwargs)
 
 
+# stated bounds of every number (inclusive): a timeout of .inf or an interval of .nan would
+# leave commands unkilled or start them in a loop
+BOUNDS = {
+    "command_timeout_seconds": (0.1, 600), "vmstat.interval_seconds": (1, 300),
+    "vmstat.max_age_seconds": (1, 86400), "process.max_processes": (1, 1000),
+    "splat.trace_seconds": (1, 60), "splat.every_minutes": (1, 1440), "splat.top_n": (1, 1000),
+    "splat.max_age_seconds": (1, 7 * 86400),
+}
+MAX_CONFIG_BYTES = 1 << 20
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML without anchors and aliases: a 'billion laughs' file cannot blow up at load."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in this file",
+                                              event.start_mark)
+        return super().compose_node(parent, index)
+
+
 def _check_type(where, value, default):
     if value is None:
         return None
@@ -99,8 +123,13 @@ def _check_type(where, value, default):
     if isinstance(default, (int, float)) and not isinstance(default, bool):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{where}: expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise ConfigError(f"{where}: must be a finite number, got {value!r}")
         if value <= 0:
             raise ConfigError(f"{where}: must be positive, got {value!r}")
+        low, high = BOUNDS.get(where, (None, None))
+        if low is not None and not low <= value <= high:
+            raise ConfigError(f"{where}: must be between {low:g} and {high:g}, got {value!r}")
         return type(default)(value) if expected is int and float(value).is_integer() else value
     if isinstance(default, list) and not isinstance(value, list):
         raise ConfigError(f"{where}: expected a list, got {value!r}")
@@ -136,6 +165,16 @@ def validate(s: Settings) -> Settings:
         v = getattr(s.tsm, name)
         if v is not None and (not isinstance(v, str) or not v.startswith("/")):
             raise ConfigError(f"tsm.{name}: must be an absolute path")
+    state = s.tsm.state_file
+    if state:
+        inputs = {"tsm.actlog_file": s.tsm.actlog_file, "command_root": s.command_root,
+                  "splat.report_dir": s.splat.report_dir, "splat.work_dir": s.splat.work_dir}
+        real = os.path.realpath(state)
+        for name, value in inputs.items():
+            if value and (real == os.path.realpath(value)
+                          or real.startswith(os.path.realpath(value).rstrip("/") + "/") and name != "tsm.actlog_file"):
+                raise ConfigError(f"tsm.state_file: {state} is {name} or inside it; the state file must be "
+                                  "a file of its own (it is overwritten)")
     if s.splat.trace_seconds > 60:
         raise ConfigError("splat.trace_seconds: at most 60 (trace overhead)")
     if s.vmstat.interval_seconds > 300:
@@ -147,8 +186,10 @@ def load(path: Optional[str]) -> Settings:
     if not path:
         return Settings()
     try:
+        if os.path.getsize(path) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; not a configuration file")
         with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
+            data = yaml.load(fh, Loader=_NoAliasLoader)
     except OSError as e:
         raise ConfigError(f"{path}: {e.strerror}") from None
     except yaml.YAMLError as e:

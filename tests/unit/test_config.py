@@ -52,3 +52,31 @@ def test_check_config_flag(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--config.file", str(tmp_path / "bad.yml"),
                           "--check-config"], capture_output=True, text=True, env=env())
     assert bad.returncode == 1 and "vmstat.interval_seconds: expected a number" in bad.stderr
+
+
+@pytest.mark.parametrize("text,message", [
+    ("command_timeout_seconds: .inf\n", "must be a finite number"),
+    ("vmstat:\n  interval_seconds: .nan\n", "must be a finite number"),
+    ("command_timeout_seconds: 100000\n", "must be between 0.1 and 600"),
+    ("splat:\n  every_minutes: 0.001\n", "must be between 1 and 1440"),
+    ("tsm:\n  actlog_file: /tsm/dsmserv.log\n  state_file: /tsm/dsmserv.log\n", "state file must be a file of its own"),
+    ("splat:\n  report_dir: /var/perfpmr\ntsm:\n  state_file: /var/perfpmr/state.json\n", "inside it"),
+    ("a: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b]\n", "aliases"),
+])
+def test_runaway_and_destructive_configs_are_refused(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message):
+        load(write(tmp_path, text))
+
+
+def test_billion_laughs_is_refused_at_once(tmp_path):
+    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    with pytest.raises(ConfigError, match="aliases"):
+        load(write(tmp_path, "\n".join(lines) + "\n"))
+
+
+def test_a_huge_config_file_is_refused(tmp_path):
+    p = tmp_path / "c.yml"
+    p.write_text("# " + "x" * (2 << 20) + "\n")
+    with pytest.raises(ConfigError, match="larger than"):
+        load(str(p))

@@ -1,5 +1,6 @@
 """iostat -p: tape rows, no tapes, bad input; the tape collector."""
 import pytest
+
 from aix_exporter.collectors.tape import TapeCollector
 from aix_exporter.parsers import ParseError, iostat_tape
 from tests.conftest import fixture_text

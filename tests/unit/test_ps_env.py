@@ -1,5 +1,6 @@
 """ps eww: LDR_CNTRL of the monitored processes; bad input."""
 import pytest
+
 from aix_exporter.collectors.ldr_cntrl import ldr_families
 from aix_exporter.parsers import ParseError, ps_env
 from tests.conftest import fixture_text

@@ -1,5 +1,6 @@
 """splat: report sections, function rows, odd digits, cut reports; the splat collector."""
 import pytest
+
 from aix_exporter.collectors.splat import families_from as splat_families, rank_functions
 from aix_exporter.parsers import ParseError, splat
 from tests.conftest import fixture_text

@@ -1,9 +1,11 @@
 """svmon -P: page-size tables, 16MB mode, heap segments, units, bad input; the process collector."""
 import pytest
+
 from aix_exporter.collectors.process import families_from
 from aix_exporter.parsers import ParseError, svmon_p
 from tests.conftest import fixture_text
 from tests.unit.helpers import samples
+
 
 P4K, P64K, P16M = 4096, 65536, 16 << 20
 

@@ -1,6 +1,8 @@
 """TSM activity log: formats, bad input, counting once across restarts, rotation and truncation."""
 import os
+
 import pytest
+
 from aix_exporter.collectors.tsm import TsmCollector
 from aix_exporter.config import Settings
 from aix_exporter.parsers import ParseError, tsm_actlog
@@ -91,3 +93,73 @@ def test_tail_start_at_end_and_missing_file(tmp_path):
     with pytest.raises(SourceError, match="does not exist"):
         tail(str(tmp_path / "missing"), None)
 
+
+
+def _line(n):
+    return f"11/19/2026 00:00:{n:02d}  ANR2121W message {n}\n"
+
+
+def test_rotation_reads_the_old_file_to_its_end_first(tmp_path):
+    log = tmp_path / "dsmserv.log"
+    log.write_text(_line(1))
+    text, pos = tail(str(log), None)
+    assert text == _line(1)
+    with open(log, "a") as fh:
+        fh.write(_line(2))                       # written just before the rotation
+    os.rename(log, tmp_path / "dsmserv.log.1")
+    log.write_text(_line(3))
+    text, pos = tail(str(log), pos)
+    assert text == _line(2) + _line(3)
+
+
+def test_copytruncate_finds_the_lines_written_before_the_truncation(tmp_path):
+    import shutil
+    log = tmp_path / "dsmserv.log"
+    log.write_text(_line(1) + _line(2))
+    text, pos = tail(str(log), None)
+    with open(log, "a") as fh:
+        fh.write(_line(3))
+    shutil.copy(log, tmp_path / "dsmserv.log.1")  # copytruncate: copy, then truncate in place
+    with open(log, "r+") as fh:
+        fh.truncate(0)
+    with open(log, "a") as fh:
+        fh.write(_line(4))
+    text, pos = tail(str(log), pos)
+    assert text == _line(3) + _line(4)
+    assert tail(str(log), pos)[0] == ""
+
+
+def test_nul_filled_regions_are_skipped_and_later_messages_counted(tmp_path, monkeypatch):
+    from aix_exporter.sources import logtail
+    monkeypatch.setattr(logtail, "MAX_CHUNK", 4096)
+    log = tmp_path / "dsmserv.log"
+    log.write_bytes(b"\x00" * 10000 + _line(1).encode() + b"\x00" * 300 + _line(2).encode())
+    seen, pos = "", None
+    for _ in range(5):
+        text, pos = tail(str(log), pos)
+        seen += text
+    assert [m.msgid for m in tsm_actlog.parse(seen)] == ["ANR2121W", "ANR2121W"]
+
+
+def test_a_fifo_in_place_of_the_log_is_an_error_not_a_hang(tmp_path):
+    fifo = tmp_path / "dsmserv.log"
+    os.mkfifo(fifo)
+    with pytest.raises(SourceError, match="not a regular file"):
+        tail(str(fifo), None)
+    from aix_exporter.sources.replay import ReplaySource
+    os.mkfifo(tmp_path / "vmstat.txt")
+    with pytest.raises(SourceError, match="not a regular file"):
+        ReplaySource(str(tmp_path)).read("vmstat")
+
+
+def test_state_save_on_a_full_disk_leaves_no_temp_file(tmp_path, monkeypatch):
+    s = Settings()
+    s.tsm.actlog_file, s.tsm.state_file = str(tmp_path / "log"), str(tmp_path / "state.json")
+    c = TsmCollector(s)
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError):
+        c._save()
+    assert [p.name for p in tmp_path.iterdir()] == []

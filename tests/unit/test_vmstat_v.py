@@ -1,5 +1,6 @@
 """vmstat -v: naming rules; bad input of the labelled format vmstat -v and -s share (parsers/labelled.py)."""
 import pytest
+
 from aix_exporter.collectors.vmstat_v import v_families
 from aix_exporter.parsers import ParseError, vmstat_s, vmstat_v
 from tests.conftest import fixture_text

@@ -64,11 +64,18 @@ class TsmCollector(Collector):
         state = {"position": self.position, "counts": {f"{m}:{s}": n for (m, s), n in self.counts.items()}}
         d = os.path.dirname(os.path.abspath(self.state_file))
         fd, tmp = tempfile.mkstemp(dir=d, prefix=".tsm-state-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(state, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.state_file)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(state, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.state_file)
+        except BaseException:
+            try:   # a full disk must not leave one temp file per cycle behind
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
 
     def collect(self, source) -> list:
         text, position = source.read_log("tsm_actlog", self.position)

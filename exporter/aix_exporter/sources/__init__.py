@@ -23,6 +23,24 @@ class NotRunning(SourceError):
     """None of the monitored processes runs: no data, and not a failure."""
 
 
+def open_regular(path: str, what: str = "file"):
+    """(binary file object, stat) of a regular file, opened without blocking: a FIFO or a
+    device in a file's place is a SourceError, never a read that waits forever."""
+    import os
+    import stat
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise SourceError(f"{what} {path} does not exist") from None
+    except OSError as e:
+        raise SourceError(f"cannot open {path}: {e.strerror}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise SourceError(f"{path} is not a regular file")
+    return os.fdopen(fd, "rb"), st
+
+
 class Source(Protocol):
     name: str
     #: keys whose command takes an interval (run in the background, not on scrape)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from . import KEYS, SourceError
+from . import KEYS, SourceError, open_regular
 
 
 class ReplaySource:
@@ -24,11 +24,12 @@ class ReplaySource:
 
     def read(self, key: str) -> str:
         path = self.path(key)
+        if not os.path.lexists(path):
+            raise SourceError(f"no captured output {path}")
+        fh, _ = open_regular(path, "captured output")
         try:
-            with open(path, "rb") as fh:
+            with fh:
                 data = fh.read()
-        except FileNotFoundError:
-            raise SourceError(f"no captured output {path}") from None
         except OSError as e:
             raise SourceError(f"cannot read {path}: {e.strerror}") from None
         # Undecodable bytes become U+FFFD, which parsers reject as binary data.
