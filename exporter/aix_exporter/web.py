@@ -148,6 +148,7 @@ class Server:
         self._stopping: Optional[asyncio.Event] = None
         self._started = threading.Event()
         self._last_refused_log = 0.0
+        self._last_emfile_log = -60.0
 
     # -- lifecycle -----------------------------------------------------------
     def serve_forever(self):
@@ -170,8 +171,25 @@ class Server:
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._auth_pool.shutdown(wait=False, cancel_futures=True)
 
+    def _loop_exception(self, loop, context):
+        """asyncio's own errors as one log line; at the descriptor limit (accept() failing
+        with EMFILE, which asyncio retries after a second) one line a minute."""
+        message = context.get("message", "event loop error")
+        exc = context.get("exception")
+        if "out of system resource" in message:
+            now = time.monotonic()
+            if now - self._last_emfile_log < 60:
+                return
+            self._last_emfile_log = now
+            log.error("msg=cannot accept connections: %s; open connections=%d (raise the file descriptor "
+                      "limit, ulimit -n, or lower --web.max-connections); retrying every second",
+                      exc or message, len(self._connections))
+            return
+        log.error("msg=%s%s", message, f": {type(exc).__name__}: {exc}" if exc else "")
+
     async def _main(self):
         self._loop = asyncio.get_running_loop()
+        self._loop.set_exception_handler(self._loop_exception)
         self._stopping = asyncio.Event()
         ssl_ctx = self.web_config.ssl_context
         tls = {"ssl": ssl_ctx, "ssl_handshake_timeout": self.header_timeout} if ssl_ctx else {}

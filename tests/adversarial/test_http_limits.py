@@ -206,3 +206,52 @@ def test_basic_auth_timing_and_long_passwords(tmp_path):
         assert max(unknown, wrong) < 3 * min(unknown, wrong), (unknown, wrong)
     finally:
         stop(proc)
+
+
+def test_at_the_descriptor_limit_the_server_backs_off_logs_and_recovers(tmp_path):
+    """RLIMIT_NOFILE 64 and 120 idle connections: accept() fails with EMFILE. The exporter must
+    not spin a core on it, must say so in its log, and must answer once connections close."""
+    import resource
+
+    def low_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", "--source", "simulate:case-study",
+                             "--web.listen-address", f"127.0.0.1:{port}"], preexec_fn=low_limit,
+                            env=__import__("tests.e2e.helpers", fromlist=["env"]).env(),
+                            stdout=subprocess.DEVNULL, stderr=open(tmp_path / "err", "w"), start_new_session=True)
+    conns = []
+    try:
+        wait_http(f"http://127.0.0.1:{port}/", proc=proc)
+        for _ in range(120):
+            conns.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        time.sleep(0.5)
+        cpu0 = _cpu_seconds(proc.pid)
+        time.sleep(3)
+        assert _cpu_seconds(proc.pid) - cpu0 < 1.0        # backing off, not spinning
+        for s in conns:
+            s.close()
+        conns = []
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                if get(port, timeout=5)[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "no answer after the connections closed"
+            time.sleep(0.3)
+    finally:
+        for s in conns:
+            s.close()
+        stop(proc)
+    err = (tmp_path / "err").read_text()
+    lines = [l for l in err.splitlines() if "cannot accept connections" in l]
+    assert len(lines) == 1 and "Too many open files" in lines[0], err[-2000:]
+    assert "Traceback" not in err
+
+
+def _cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -120,3 +120,37 @@ def test_bad_web_config_is_rejected_at_start(tmp_path, text, message):
     r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--web.config.file", str(cfg), "--check-config"],
                        capture_output=True, text=True, env=__import__("tests.e2e.helpers", fromlist=["env"]).env())
     assert r.returncode == 1 and message in r.stderr
+
+
+def test_certificate_is_reloaded_when_its_files_change(pki, tmp_path):
+    import shutil
+    from aix_exporter import webconfig
+    for f in ("server.crt", "server.key", "client.crt", "client.key"):
+        shutil.copy(pki / f, tmp_path / f)
+    cfg = tmp_path / "web.yml"
+    cfg.write_text("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n")
+    wc = webconfig.load(str(cfg))
+    assert wc.reload_if_changed() is False                       # nothing changed yet
+    shutil.copy(tmp_path / "client.crt", tmp_path / "server.crt")   # a renewed certificate
+    shutil.copy(tmp_path / "client.key", tmp_path / "server.key")
+    assert wc.reload_if_changed() is True
+    assert wc.reload_if_changed() is False
+
+
+@pytest.mark.parametrize("text,message", [
+    ("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_typ: RequireAndVerifyClientCert\n",
+     "unknown key(s) client_auth_typ"),
+    ("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: RequireAnyClientCert\n",
+     "verifies every client certificate"),
+    ("basic_auth_users:\n  bob: '$2b$10$short'\n", "malformed bcrypt hash"),
+    ("basic_auth_users: [bob]\n", "expected a mapping"),
+    ("tls_server_config: [a, b]\n", "expected a mapping"),
+    ("tls_server_config:\n  cert_file: [a]\n  key_file: b\n", "web configuration"),
+])
+def test_more_bad_web_configs_give_one_line_errors(tmp_path, text, message):
+    cfg = tmp_path / "web.yml"
+    cfg.write_text(text)
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--web.config.file", str(cfg), "--check-config"],
+                       capture_output=True, text=True, env=__import__("tests.e2e.helpers", fromlist=["env"]).env())
+    assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
