@@ -3,60 +3,149 @@
 #
 #   bash deploy/demo/run.sh
 #
+# Two simulated LPARs, one story:
+#   tsmsrv01 (job aix)        the IBM case study: 4 h with 4 KB pages and pin-lock contention,
+#                             the tuning, then 16 MB pages. Its 8 h of history are backfilled,
+#                             recording rules included, and the live exporter continues it at
+#                             real speed from where the history ends.
+#   tsmsrv02 (job demo-fast)  mandatory large pages (LARGE_PAGE_DATA=M) running out, on a clock
+#                             60 times fast: AixMandatoryLargePagesAtRisk fires within about a
+#                             minute, the server logs ANR9999D and ANR0358E about three minutes
+#                             in, and their alerts fire. Its rules are the shipped expressions with
+#                             durations divided by 60 (alerts/demo-fast-rules.yml).
+# History and live scrape carry the same target labels (one series per metric).
+#
 # 1. installs the exporter from this checkout into a virtual environment inside it
 #    (deploy/lib/venv.sh: works with Debian's externally managed python3);
-# 2. when the Debian package 'prometheus' is installed: backfills 8 simulated
-#    hours of the case study (4 KB regime, tuning, 16 MB regime) and starts a
-#    local Prometheus with our rules that scrapes the exporter;
-# 3. runs the exporter on simulate:case-study, continuing after the tuning.
-# Ctrl-C stops everything. Environment: DEMO_PORT (exporter, default 10990),
-# DEMO_PROM_PORT (default 19090), DEMO_SPEED (default 1), DEMO_DIR (default ./demo-data).
+# 2. with the Debian package 'prometheus': backfills both histories and the recording rules,
+#    starts Prometheus with our rules (and Alertmanager when 'prometheus-alertmanager' is
+#    installed);
+# 3. runs both exporters until Ctrl-C or SIGTERM, which stops everything.
+# Environment: DEMO_PORT (tsmsrv01's exporter, default 10990; tsmsrv02 uses DEMO_PORT+1),
+# DEMO_PROM_PORT (default 19090), DEMO_AM_PORT (default 19093), DEMO_DIR (default ./demo-data).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 PORT=${DEMO_PORT:-10990}
+PORT2=$((PORT + 1))
 PROM_PORT=${DEMO_PROM_PORT:-19090}
-SPEED=${DEMO_SPEED:-1}
+AM_PORT=${DEMO_AM_PORT:-19093}
 DIR=${DEMO_DIR:-$ROOT/demo-data}
-AT=28800   # end of the case study's 8 simulated hours: live data continues the history
+AT=28800            # the case study's 8 simulated hours: live data continues the history
+FAST_SPEED=60       # tsmsrv02: one simulated hour per real minute
+FAST_AT=20880       # 5.8 simulated hours in: 15 large pages free, the pool runs out 3 hours later
+TARGET1="job=aix,instance=tsmsrv01:10990,lpar=tsmsrv01"
+TARGET2="job=demo-fast,instance=tsmsrv02:10990,lpar=tsmsrv02"
 
 . deploy/lib/venv.sh
 ensure_venv ''
+PY="$VENV/bin/python"
 mkdir -p "$DIR"
-PROM_PID=""
-cleanup() { [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null || true; }
-trap cleanup EXIT INT TERM
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 0' INT TERM
+
+# The exporters start first: their simulated clocks begin where the histories end (END).
+END=$(date +%s)
+"$PY" -m aix_exporter.cli --source "simulate:case-study?at=$AT" \
+    --web.listen-address "127.0.0.1:$PORT" >"$DIR/exporter-tsmsrv01.log" 2>&1 &
+PIDS+=($!)
+"$PY" -m aix_exporter.cli --source "simulate:exhaustion?at=$FAST_AT&speed=$FAST_SPEED" \
+    --web.listen-address "127.0.0.1:$PORT2" >"$DIR/exporter-tsmsrv02.log" 2>&1 &
+PIDS+=($!)
+
+wait_ready() {  # URL PID: poll until it answers (90 s at most), fail at once if PID died
+    "$PY" - "$1" "$2" <<'PYEOF'
+import os, sys, time, urllib.request
+url, pid = sys.argv[1], int(sys.argv[2])
+deadline = time.monotonic() + 90
+while time.monotonic() < deadline:
+    try:
+        urllib.request.urlopen(url, timeout=2)
+        sys.exit(0)
+    except Exception:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            sys.exit(f"not ready: {url} (the process ended; see its log in the demo directory)")
+        time.sleep(0.2)
+sys.exit(f"not ready after 90 s: {url}")
+PYEOF
+}
 
 if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then
-    END=$(date +%s)
-    rm -rf "$DIR/tsdb" && mkdir -p "$DIR/tsdb"
-    echo "backfilling the case-study history (8 simulated hours ending now) ..."
-    "$VENV/bin/python" -m aix_exporter.cli simulate --scenario case-study --openmetrics "$DIR/history.om" --end "$END" >/dev/null
-    promtool tsdb create-blocks-from openmetrics "$DIR/history.om" "$DIR/tsdb" >/dev/null
-    rules=$(ls "$ROOT"/alerts/*rules*.yml 2>/dev/null || true)
-    {
-        echo "global: {scrape_interval: 15s, evaluation_interval: 15s}"
-        if [ -n "$rules" ]; then echo "rule_files:"; for r in $rules; do echo "  - $r"; done; fi
-        echo "scrape_configs:"
-        echo "  - job_name: aix"
-        echo "    static_configs: [{targets: ['127.0.0.1:$PORT'], labels: {lpar: demo-tsm01}}]"
-    } > "$DIR/prometheus.yml"
+    RULES="$ROOT/alerts/aix-rules.yml $ROOT/alerts/demo-fast-rules.yml"
+    rm -rf "$DIR/tsdb" "$DIR/rule-blocks" && mkdir -p "$DIR/tsdb"
+    echo "backfilling 8 simulated hours of tsmsrv01 and 5.8 of tsmsrv02, ending now ..."
+    "$PY" -m aix_exporter.cli simulate --scenario case-study --openmetrics "$DIR/tsmsrv01.om" \
+        --end "$END" --duration "$AT" --target "$TARGET1" >/dev/null
+    "$PY" -m aix_exporter.cli simulate --scenario exhaustion --openmetrics "$DIR/tsmsrv02.om" \
+        --end "$END" --duration "$FAST_AT" --target "$TARGET2" >/dev/null
+    for om in "$DIR/tsmsrv01.om" "$DIR/tsmsrv02.om"; do
+        promtool tsdb create-blocks-from openmetrics "$om" "$DIR/tsdb" >/dev/null
+    done
+    AM_LINE=""
+    if command -v prometheus-alertmanager >/dev/null 2>&1; then
+        printf 'route:\n  receiver: demo\n  group_wait: 5s\n  group_interval: 10s\nreceivers:\n  - name: demo\n' \
+            >"$DIR/alertmanager.yml"
+        prometheus-alertmanager --config.file="$DIR/alertmanager.yml" --storage.path="$DIR/alertmanager" \
+            --web.listen-address="127.0.0.1:$AM_PORT" --cluster.listen-address= >"$DIR/alertmanager.log" 2>&1 &
+        PIDS+=($!)
+        AM_LINE="alerting: {alertmanagers: [{static_configs: [{targets: ['127.0.0.1:$AM_PORT']}]}]}"
+    fi
+    write_config() {  # with scrape jobs or without (for the rule backfill)
+        {
+            echo "global: {scrape_interval: 15s, evaluation_interval: 15s}"
+            echo "$AM_LINE"
+            echo "rule_files:"
+            for r in $RULES; do echo "  - $r"; done
+            if [ "$1" = scrape ]; then
+                echo "scrape_configs:"
+                echo "  - job_name: aix"
+                echo "    static_configs: [{targets: ['127.0.0.1:$PORT'], labels: {lpar: tsmsrv01}}]"
+                echo "    relabel_configs: [{target_label: instance, replacement: 'tsmsrv01:10990'}]"
+                echo "  - job_name: demo-fast"
+                echo "    static_configs: [{targets: ['127.0.0.1:$PORT2'], labels: {lpar: tsmsrv02}}]"
+                echo "    relabel_configs: [{target_label: instance, replacement: 'tsmsrv02:10990'}]"
+            fi
+        } >"$DIR/prometheus.yml"
+    }
+    echo "backfilling the recording rules over the history ..."
+    write_config none
+    prometheus --config.file="$DIR/prometheus.yml" --storage.tsdb.path="$DIR/tsdb" \
+        --web.listen-address="127.0.0.1:$PROM_PORT" >"$DIR/prometheus-backfill.log" 2>&1 &
+    BACKFILL_PID=$!
+    wait_ready "http://127.0.0.1:$PROM_PORT/-/ready" "$BACKFILL_PID"
+    # shellcheck disable=SC2086
+    promtool tsdb create-blocks-from rules --start "$((END - AT - 60))" --end "$END" \
+        --url "http://127.0.0.1:$PROM_PORT" --eval-interval 60s --output-dir "$DIR/rule-blocks" $RULES \
+        >"$DIR/rule-backfill.log" 2>&1
+    kill "$BACKFILL_PID" && wait "$BACKFILL_PID" 2>/dev/null || true
+    mv "$DIR"/rule-blocks/* "$DIR/tsdb/" 2>/dev/null || true
+    write_config scrape
     prometheus --config.file="$DIR/prometheus.yml" --storage.tsdb.path="$DIR/tsdb" \
         --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=30d \
         >"$DIR/prometheus.log" 2>&1 &
-    PROM_PID=$!
-    echo "Prometheus:  http://127.0.0.1:$PROM_PORT  (log: $DIR/prometheus.log)"
-    echo "  try:  sum(rate(aix_tape_written_bytes_total[5m]))/2^20   tape MiB/s, 4 KB regime 5.5h ago vs now"
-    echo "        aix_splat_function_miss_ratio{function=\".pin_seg_range\"}   pin-lock miss ratio"
+    PIDS+=($!)
+    wait_ready "http://127.0.0.1:$PROM_PORT/-/ready" "$!"
+    cat <<EOF
+Prometheus:   http://127.0.0.1:$PROM_PORT   (log: $DIR/prometheus.log)
+Alerts:       http://127.0.0.1:$PROM_PORT/alerts   (tsmsrv02: AixMandatoryLargePagesAtRisk in about a
+              minute, AixTsmDiagnosticError and AixTsmDatabaseInitFailed about three minutes in)
+$( [ -n "$AM_LINE" ] && echo "Alertmanager: http://127.0.0.1:$AM_PORT" )
+Try, on tsmsrv01 (the case study; compare 5 h ago with now):
+  sum by (instance) (rate(aix_tape_read_bytes_total{job="aix"}[5m]) + rate(aix_tape_written_bytes_total{job="aix"}[5m])) / 2^20
+      tape MiB/s, read + written: about 139 with 4 KB pages, 378 with 16 MB pages
+  aix_splat_function_miss_ratio{job="aix",function=".pin_seg_range"}     pin-lock miss ratio: 0.25 -> 0
+  aix_vmstat_cpu_ratio{job="aix",mode=~"user|sys"}                       sys several times user, then user up
+EOF
 else
-    echo "(Debian package 'prometheus' not installed: running the exporter alone)"
+    echo "(Debian package 'prometheus' not installed: running the exporters alone)"
 fi
-echo "Exporter:    http://127.0.0.1:$PORT/metrics  (source simulate:case-study, 16 MB regime after tuning)"
-"$VENV/bin/python" -m aix_exporter.cli --source "simulate:case-study?at=$AT&speed=$SPEED" \
-    --web.listen-address "127.0.0.1:$PORT" &
-EXPORTER_PID=$!
-cleanup() {
-    kill "$EXPORTER_PID" 2>/dev/null || true
-    [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null || true
-}
-wait "$EXPORTER_PID"
+echo "Exporters:    http://127.0.0.1:$PORT/metrics (tsmsrv01)   http://127.0.0.1:$PORT2/metrics (tsmsrv02, 60x clock)"
+echo "Ctrl-C stops everything."
+wait "${PIDS[0]}"

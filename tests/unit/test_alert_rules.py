@@ -21,6 +21,9 @@ def test_compiled_rules_equal_the_jsonnet_sources():
     import build_rules as build
     assert (ALERTS / "aix-rules.yml").read_text() == build.render(build.compile_rules()), \
         "alerts/aix-rules.yml is stale: python3 alerts/build_rules.py"
+    for name, overrides in build.OUTPUTS.items():
+        assert (ALERTS / name).read_text() == build.render(build.compile_rules(overrides)), \
+            f"alerts/{name} is stale: python3 alerts/build_rules.py"
 
 
 def test_promtool_check_and_test_rules():

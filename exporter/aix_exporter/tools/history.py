@@ -112,6 +112,9 @@ def main(argv) -> int:
     p.add_argument("--openmetrics", help="write the scenario's history as OpenMetrics text")
     p.add_argument("--step", type=float, default=60.0, help="history step in seconds (default 60)")
     p.add_argument("--end", type=float, default=None, help="epoch of the history's last sample (default: now)")
+    p.add_argument("--duration", type=float, default=None,
+                   help="simulated seconds of history from the scenario's start (default: the whole scenario); "
+                        "a live exporter started with at=DURATION at --end continues it")
     p.add_argument("--target", default="job=aix,instance=tsmsrv01:10990",
                    help="labels a scrape would add, as k=v,k=v (default job=aix,instance=tsmsrv01:10990)")
     args = p.parse_args(argv)
@@ -126,7 +129,8 @@ def main(argv) -> int:
             target = dict(kv.split("=", 1) for kv in args.target.split(",") if kv)
         except ValueError:
             p.error("--target takes k=v,k=v")
-        n = write_openmetrics(args.scenario, args.openmetrics, args.seed, args.step, args.end, target=target)
+        n = write_openmetrics(args.scenario, args.openmetrics, args.seed, args.step, args.end, args.duration,
+                              target=target)
         print(f"wrote {n} samples to {args.openmetrics}")
     return 0
 
