@@ -36,8 +36,23 @@ OFF_AIX = ("aix-exporter: this is not AIX ({system}), so --source system has no 
            "  For stand-in commands:         --source system --path.commands DIR")
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help text wrapped at spaces only: a flag such as --no-collector.memory stays whole."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="aix-exporter", description="Prometheus exporter for IBM AIX.")
+    p = argparse.ArgumentParser(
+        prog="aix-exporter", description="Prometheus exporter for IBM AIX.",
+        formatter_class=_HelpFormatter,
+        epilog="subcommands:\n"
+               "  aix-exporter simulate --scenario S (--out DIR | --openmetrics FILE)\n"
+               "                        a replay directory or an OpenMetrics history from the simulator\n"
+               "                        (aix-exporter simulate --help)\n\n"
+               "Every collector has --collector.NAME and --no-collector.NAME (listed above).")
     p.add_argument("--web.listen-address", dest="listen", default=DEFAULT_ADDRESS,
                    help=f"address to listen on (default {DEFAULT_ADDRESS})")
     p.add_argument("--web.telemetry-path", dest="path", default="/metrics", help="path of the metrics (default /metrics)")
@@ -66,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, cls in collector_registry().items():
         state = "enabled" if cls.default_enabled else "disabled"
         p.add_argument(f"--collector.{name}", dest=f"c_{name}", action="store_true", default=None,
-                       help=f"enable the {name} collector ({cls.help}; default {state})")
+                       help=f"enable the {name} collector ({cls.help}; default {state}); "
+                            f"--no-collector.{name} disables it")
         p.add_argument(f"--no-collector.{name}", dest=f"c_{name}", action="store_false", help=argparse.SUPPRESS)
     return p
 
@@ -103,7 +119,13 @@ def main(argv=None) -> int:
         settings = load(args.config)
         web_config = webconfig.load(args.web_config)
     except ConfigError as e:
-        print(f"aix-exporter: invalid configuration: {e}", file=sys.stderr)
+        lines = str(e).splitlines()
+        if len(lines) == 1:
+            print(f"aix-exporter: invalid configuration: {lines[0]}", file=sys.stderr)
+        else:   # every problem at once, one a line
+            print(f"aix-exporter: invalid configuration ({len(lines)} problems):", file=sys.stderr)
+            for line in lines:
+                print(f"  {line}", file=sys.stderr)
         return 1
     if not (1 <= args.max_requests <= 10000 and 1 <= args.max_connections <= 1000000):
         print("aix-exporter: --web.max-requests must be 1-10000 and --web.max-connections 1-1000000", file=sys.stderr)

@@ -70,25 +70,32 @@ class Settings:
     tsm: TsmSettings = field(default_factory=TsmSettings)
 
 
-def _build(cls, data, path):
+def _build(cls, data, path, errors: list):
+    """The dataclass from a mapping; every problem is appended to ``errors`` as
+    (key path, message) and the default kept, so that all of them are reported at once."""
     if data is None:
         return cls()
     if not isinstance(data, dict):
-        raise ConfigError(f"{path or 'config'}: expected a mapping, got {type(data).__name__}")
+        errors.append((path, f"{path or 'config'}: expected a mapping, got {type(data).__name__}"))
+        return cls()
     known = {f.name: f for f in fields(cls)}
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ConfigError(f"{path or 'config'}: unknown key(s) {', '.join(map(str, unknown))}; "
-                          f"known: {', '.join(known)}")
+    for name in sorted(set(data) - set(known), key=str):
+        where = f"{path}.{name}" if path else str(name)
+        errors.append((where, f"{where}: unknown key; known in {path or 'the top level'}: {', '.join(known)}"))
     kwargs = {}
     defaults = cls()
     for name, value in data.items():
+        if name not in known:
+            continue
         where = f"{path}.{name}" if path else name
         default = getattr(defaults, name)
         if is_dataclass(default):
-            kwargs[name] = _build(type(default), value, where)
+            kwargs[name] = _build(type(default), value, where, errors)
             continue
-        kwargs[name] = _check_type(where, value, default)
+        try:
+            kwargs[name] = _check_type(where, value, default)
+        except ConfigError as e:
+            errors.append((where, str(e)))
     return cls(**kwargs)
 
 
@@ -136,62 +143,93 @@ def _check_type(where, value, default):
     return value
 
 
-def validate(s: Settings) -> Settings:
+def problems(s: Settings) -> list:
+    """(key path, message) for every value that may not reach a command line or the disk."""
+    out = []
+    add = lambda where, msg: out.append((where, f"{where}: {msg}"))
     for t in s.vmo.tunables:
         if not isinstance(t, str) or not _TUNABLE_RE.match(t):
-            raise ConfigError(f"vmo.tunables: {t!r} is not a vmo tunable name ([a-z0-9_%]+)")
+            add("vmo.tunables", f"{t!r} is not a vmo tunable name ([a-z0-9_%]+)")
     for c in s.process.commands:
         if not isinstance(c, str) or not _COMMAND_RE.match(c):
-            raise ConfigError(f"process.commands: {c!r} is not a command name ([A-Za-z0-9_.+-]+)")
-    if s.process.max_processes > 1000:
-        raise ConfigError("process.max_processes: at most 1000")
+            add("process.commands", f"{c!r} is not a command name ([A-Za-z0-9_.+-]+)")
     for m in s.tsm.message_ids:
         if not isinstance(m, str) or not _MSGID_RE.match(m):
-            raise ConfigError(f"tsm.message_ids: {m!r} is not a message id like ANR0358E")
+            add("tsm.message_ids", f"{m!r} is not a message id like ANR0358E")
     if s.tsm.dsmadmc is not None:
         if not s.tsm.dsmadmc or not all(isinstance(a, str) for a in s.tsm.dsmadmc):
-            raise ConfigError("tsm.dsmadmc: expected a non-empty list of strings (argv)")
-        if not s.tsm.dsmadmc[0].startswith("/"):
-            raise ConfigError("tsm.dsmadmc: the first element must be an absolute path")
-    if not s.splat.work_dir.startswith("/"):
-        raise ConfigError("splat.work_dir: must be an absolute path")
-    if s.command_root is not None and (not isinstance(s.command_root, str) or not s.command_root.startswith("/")):
-        raise ConfigError("command_root: must be an absolute path")
-    for name in ("report_dir",):
-        v = getattr(s.splat, name)
+            add("tsm.dsmadmc", "expected a non-empty list of strings (argv)")
+        elif not s.tsm.dsmadmc[0].startswith("/"):
+            add("tsm.dsmadmc", "the first element must be an absolute path")
+        if s.tsm.actlog_file:
+            add("tsm.dsmadmc", "tsm.actlog_file and tsm.dsmadmc are both set: the activity log comes from one of "
+                               "them (a log file, or a dsmadmc query)")
+    for where, v in (("splat.work_dir", s.splat.work_dir), ("command_root", s.command_root),
+                     ("splat.report_dir", s.splat.report_dir), ("tsm.actlog_file", s.tsm.actlog_file),
+                     ("tsm.state_file", s.tsm.state_file)):
         if v is not None and (not isinstance(v, str) or not v.startswith("/")):
-            raise ConfigError(f"splat.{name}: must be an absolute path")
-    for name in ("actlog_file", "state_file"):
-        v = getattr(s.tsm, name)
-        if v is not None and (not isinstance(v, str) or not v.startswith("/")):
-            raise ConfigError(f"tsm.{name}: must be an absolute path")
+            add(where, "must be an absolute path")
     state = s.tsm.state_file
-    if state:
+    if isinstance(state, str) and state.startswith("/"):
         inputs = {"tsm.actlog_file": s.tsm.actlog_file, "command_root": s.command_root,
                   "splat.report_dir": s.splat.report_dir, "splat.work_dir": s.splat.work_dir}
         real = os.path.realpath(state)
         for name, value in inputs.items():
-            if value and (real == os.path.realpath(value)
-                          or real.startswith(os.path.realpath(value).rstrip("/") + "/") and name != "tsm.actlog_file"):
-                raise ConfigError(f"tsm.state_file: {state} is {name} or inside it; the state file must be "
-                                  "a file of its own (it is overwritten)")
-    if s.splat.trace_seconds > 60:
-        raise ConfigError("splat.trace_seconds: at most 60 (trace overhead)")
-    if s.vmstat.interval_seconds > 300:
-        raise ConfigError("vmstat.interval_seconds: at most 300")
+            if isinstance(value, str) and (real == os.path.realpath(value)
+                                           or real.startswith(os.path.realpath(value).rstrip("/") + "/")
+                                           and name != "tsm.actlog_file"):
+                add("tsm.state_file", f"{state} is {name} or inside it; the state file must be a file of its own "
+                                      "(it is overwritten)")
+        if os.path.exists(state) and not os.path.isfile(state):
+            add("tsm.state_file", f"{state} exists and is not a regular file")
+    return out
+
+
+def validate(s: Settings) -> Settings:
+    errs = problems(s)
+    if errs:
+        raise ConfigError("\n".join(msg for _, msg in errs))
     return s
 
 
+def _marks(node, path: str = "", out: Optional[dict] = None) -> dict:
+    """key path -> (line, column), 1-based, of every value in a composed YAML document."""
+    out = {} if out is None else out
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            where = f"{path}.{key.value}" if path else str(key.value)
+            out[where] = (value.start_mark.line + 1, value.start_mark.column + 1)
+            _marks(value, where, out)
+    return out
+
+
 def load(path: Optional[str]) -> Settings:
+    """Settings from the YAML file; a ConfigError listing every problem at once, each line
+    ``FILE:LINE:COLUMN: key.path: message`` where the file says where."""
     if not path:
         return Settings()
     try:
         if os.path.getsize(path) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; not a configuration file")
         with open(path, encoding="utf-8") as fh:
-            data = yaml.load(fh, Loader=_NoAliasLoader)
+            text = fh.read()
     except OSError as e:
         raise ConfigError(f"{path}: {e.strerror}") from None
+    try:
+        node = yaml.compose(text, Loader=_NoAliasLoader)
+        data = yaml.load(text, Loader=_NoAliasLoader)
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {str(e).splitlines()[0]}") from None
-    return validate(_build(Settings, data, ""))
+        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{where}: not valid YAML: {problem}") from None
+    marks = _marks(node) if node is not None else {}
+    errors: list = []
+    settings = _build(Settings, data, "", errors)
+    errors += problems(settings)
+    if errors:
+        def locate(where):
+            line_col = marks.get(where)
+            return f"{path}:{line_col[0]}:{line_col[1]}" if line_col else path
+        raise ConfigError("\n".join(f"{locate(where)}: {msg}" for where, msg in errors))
+    return settings

@@ -41,6 +41,7 @@ class Result:
     duration: float = 0.0
     finished_at: float = 0.0
     last_success: Optional[float] = None
+    error: str = ""                     # the last failure's log line (kept after a later success)
 
 
 class Exporter:
@@ -70,23 +71,27 @@ class Exporter:
     def run_collector(self, c) -> Result:
         start = time.monotonic()
         prev = self.results[c.name]
+        error = ""
         try:
             families = c.collect(self.source)
             ok = True
         except NotRunning:
             families, ok = c.no_data(), True   # no monitored process: no data, not a failure
         except ParseError as e:
-            log.error("collector=%s command=%r parse error: %s", c.name, _command(c), e)
+            error = f"parse error: {e}"
             families, ok = [], False
         except SourceError as e:
-            log.error("collector=%s command=%r source error: %s", c.name, _command(c), e)
+            error = f"source error: {e}"
             families, ok = [], False
         except Exception as e:  # a bug must not take the exporter down
-            log.error("collector=%s command=%r failed: %s: %s", c.name, _command(c), type(e).__name__, e)
+            error = f"failed: {type(e).__name__}: {e}"
             families, ok = [], False
+        if error:
+            log.error("collector=%s command=%r %s", c.name, _command(c), error)
         now = self.clock()
         res = Result(families=families, success=ok, duration=time.monotonic() - start,
-                     finished_at=now, last_success=now if ok else prev.last_success)
+                     finished_at=now, last_success=now if ok else prev.last_success,
+                     error=error or prev.error)
         with self._lock:
             self.results[c.name] = res
         return res
@@ -170,6 +175,21 @@ class Exporter:
     def stop(self):
         self._stop.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def status(self) -> list:
+        """Each collector's state for people (the landing page): name, schedule, whether its
+        last run succeeded, seconds since its last success, its last error line."""
+        now = self.clock()
+        with self._lock:
+            results = dict(self.results)
+        out = []
+        for c in self.collectors:
+            r = results[c.name]
+            out.append({"name": c.name, "schedule": "background" if c in self.background else "on scrape",
+                        "ok": r.success, "ran": r.finished_at > 0,
+                        "age": None if r.last_success is None else max(0.0, now - r.last_success),
+                        "error": r.error})
+        return out
 
     # -- exposition ---------------------------------------------------------
     def families(self, cut_off: frozenset = frozenset()) -> list:

@@ -44,7 +44,7 @@ LANDING = """<!DOCTYPE html>
 {banner}<p>Prometheus exporter for IBM AIX: CPU, memory and large pages, pin-lock contention, tape throughput, TSM activity log.</p>
 <p>Version {version}, source <code>{source}</code>.</p>
 <ul><li><a href="{path}">Metrics</a></li></ul>
-</body></html>
+{collectors}</body></html>
 """
 
 
@@ -53,11 +53,22 @@ SIMULATED_BANNER = ('<p style="background:#fde68a;border:2px solid #b45309;paddi
                     'Use --source system on AIX.</p>\n')
 
 
-def landing_page(source: str, telemetry_path: str) -> str:
-    """The landing page: version, the source (with a banner when it is simulated), the metrics link."""
+def landing_page(source: str, telemetry_path: str, collectors: list = ()) -> str:
+    """The landing page: version, the source (with a banner when it is simulated), the metrics
+    link, and each enabled collector's state (Exporter.status())."""
     src = html.escape(source)
     banner = SIMULATED_BANNER.format(source=src) if source.startswith("simulate:") else ""
-    return LANDING.format(version=__version__, source=src, path=html.escape(telemetry_path), banner=banner)
+    rows = []
+    for c in collectors:
+        state = "ok" if c["ok"] else ("failing" if c["ran"] else "not run yet")
+        age = "never" if c["age"] is None else f"{c['age']:.0f} s ago"
+        rows.append(f"<tr><td>{html.escape(c['name'])}</td><td>{c['schedule']}</td><td>{state}</td>"
+                    f"<td>{age}</td><td><code>{html.escape(c['error'])}</code></td></tr>")
+    table = ("<h2>Collectors</h2>\n<table border=\"1\" cellpadding=\"4\"><tr><th>enabled collector</th>"
+             "<th>runs</th><th>state</th><th>last success</th><th>last error</th></tr>\n"
+             + "\n".join(rows) + "\n</table>\n") if rows else ""
+    return LANDING.format(version=__version__, source=src, path=html.escape(telemetry_path), banner=banner,
+                          collectors=table)
 
 
 DEFAULT_DEADLINE = 9.0   # Prometheus' default scrape timeout is 10 s
@@ -337,7 +348,7 @@ class Server:
                 self._in_flight -= 1
             return 200, ctype.encode(), body, [(b"Content-Encoding", b"gzip")] if gz else []
         if path == "/":
-            page = landing_page(self.exporter.source.name, self.telemetry_path)
+            page = landing_page(self.exporter.source.name, self.telemetry_path, self.exporter.status())
             return 200, b"text/html; charset=utf-8", page.encode(), []
         return 404, text, b"not found\n", []
 

@@ -80,3 +80,40 @@ def test_a_huge_config_file_is_refused(tmp_path):
     p.write_text("# " + "x" * (2 << 20) + "\n")
     with pytest.raises(ConfigError, match="larger than"):
         load(str(p))
+
+
+def test_check_config_reports_every_error_at_once_with_line_and_column(tmp_path):
+    text = ("command_timeout_seconds: fast\n"            # line 1, value at column 26
+            "vmstat:\n"
+            "  interval_seconds: .nan\n"                # line 3, column 21
+            "  colour: blue\n"                          # line 4: unknown key
+            "tsm:\n"
+            "  actlog_file: /tsm/dsmserv.log\n"
+            "  dsmadmc: [/usr/bin/dsmadmc, -dataonly=yes, q, actlog]\n")   # line 7: conflicts with actlog_file
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as e:
+        load(path)
+    lines = str(e.value).splitlines()
+    assert len(lines) == 4, lines
+    assert lines[0] == f"{path}:1:26: command_timeout_seconds: expected a number, got 'fast'"
+    assert f"{path}:4:11: vmstat.colour: unknown key" in lines[1]
+    assert lines[2].startswith(f"{path}:3:21: vmstat.interval_seconds: must be a finite number")
+    assert lines[3].startswith(f"{path}:7:12: tsm.dsmadmc: tsm.actlog_file and tsm.dsmadmc are both set")
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--config.file", path, "--check-config"],
+                       capture_output=True, text=True, env=env())
+    assert r.returncode == 1 and "invalid configuration (4 problems)" in r.stderr
+    assert r.stderr.count(f"{path}:") == 4
+
+
+def test_yaml_syntax_error_names_line_and_column(tmp_path):
+    path = write(tmp_path, "vmstat:\n  interval_seconds: [1, 2\n")
+    with pytest.raises(ConfigError, match=rf"{path}:3:1: not valid YAML"):
+        load(path)
+
+
+def test_help_lists_subcommands_and_collector_flags():
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--help"], capture_output=True, text=True, env=env())
+    assert r.returncode == 0
+    assert "aix-exporter simulate" in r.stdout
+    for name in ("vmstat", "memory", "process", "splat", "tsm"):
+        assert f"--collector.{name}" in r.stdout and f"--no-collector.{name}" in r.stdout, name

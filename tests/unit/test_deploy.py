@@ -31,7 +31,17 @@ def test_compose_against_the_compose_spec_schema():
 def test_compose_parses_with_the_compose_spec_package_and_mounts_exist():
     import compose_spec
     spec = compose_spec.PyCompose.from_yaml((COMPOSE / "docker-compose.yml").read_text()).to_spec()
-    assert set(spec.services) == {"prometheus", "alertmanager", "grafana"}
+    assert set(spec.services) == {"prometheus", "alertmanager", "grafana", "aix-exporter-demo"}
+    demo = yaml.safe_load((COMPOSE / "docker-compose.yml").read_text())["services"]["aix-exporter-demo"]
+    assert demo["profiles"] == ["demo"] and "simulate:case-study?at=28800" in demo["command"]
+    dockerfile = (COMPOSE / "Dockerfile").read_text()
+    for line in dockerfile.splitlines():   # every file the image copies exists in the build context
+        if line.startswith("COPY "):
+            for src in line.split()[1:-1]:
+                assert (ROOT / demo["build"]["context"].replace("../..", ".") / src).exists(), src
+    prom = yaml.safe_load((COMPOSE / "prometheus" / "prometheus.yml").read_text())
+    assert {"job_name": "aix-demo", "static_configs": [{"targets": ["aix-exporter-demo:10990"],
+                                                       "labels": {"lpar": "tsmsrv01-simulated"}}]} in prom["scrape_configs"]
     raw = yaml.safe_load((COMPOSE / "docker-compose.yml").read_text())
     for name, svc in raw["services"].items():
         for vol in svc.get("volumes", []):

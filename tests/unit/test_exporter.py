@@ -213,3 +213,18 @@ def test_a_short_deadline_never_waits_behind_a_long_one_and_its_cut_off_renderin
     # the complete collection is the one cached for later scrapers, not the cut-off one
     assert e.render(generate_latest, "text/plain", False, 0.3) is body
     e.stop()
+
+
+def test_landing_page_lists_each_collector_with_its_state_and_last_error():
+    from aix_exporter.web import landing_page
+    clock = Clock()
+    e = Exporter(FakeSource(), [Good(), make(SourceError("svmon -G: exit status 1: not privileged"))(), Slow()],
+                 clock=clock)
+    e.run_collector(e.collectors[0])
+    e.run_collector(e.collectors[1])
+    clock.t += 42
+    page = landing_page("system", "/metrics", e.status())
+    assert "<tr><td>good</td><td>on scrape</td><td>ok</td><td>42 s ago</td><td><code></code></td></tr>" in page
+    assert ("<tr><td>bad</td><td>on scrape</td><td>failing</td><td>never</td>"
+            "<td><code>source error: svmon -G: exit status 1: not privileged</code></td></tr>") in page
+    assert "<tr><td>slow</td><td>background</td><td>not run yet</td><td>never</td>" in page

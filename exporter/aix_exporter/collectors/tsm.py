@@ -63,6 +63,7 @@ class TsmCollector(Collector):
             return
         state = {"position": self.position, "counts": {f"{m}:{s}": n for (m, s), n in self.counts.items()}}
         d = os.path.dirname(os.path.abspath(self.state_file))
+        os.makedirs(d, mode=0o700, exist_ok=True)   # (the installer makes it; a new path works too)
         fd, tmp = tempfile.mkstemp(dir=d, prefix=".tsm-state-")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
