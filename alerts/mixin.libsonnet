@@ -31,7 +31,7 @@
           { record: 'aix:large_pages_recommended:count', expr: 'sum by (instance, job) (aix_process_heap_segments{%s}) * %d + %d' % [S, c.pagesPerHeapSegment, c.extraLargePages] },
           { record: 'aix:tape_bytes:rate5m', expr: 'rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])' % [S, S] },
           { record: 'aix:tape_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m]))' % [S, S] },
-          { record: 'aix:tape_busy:ratio5m', expr: 'rate(aix_tape_busy_seconds_total{%s}[5m])' % S },
+          { record: 'aix:tape_busy:ratio5m', expr: 'avg_over_time(aix_tape_busy_ratio{%s}[5m])' % S },
           { record: 'aix:pin_lock_miss:ratio', expr: 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % S },
         ],
       },

@@ -7,7 +7,7 @@ local t = g.target;
 // Each figure: [row label, PromQL with OFFSET where the offset goes].
 local figures = [
   ['1 Tape throughput (MiB/s)', 'sum by (instance) (rate(aix_tape_written_bytes_total{%s}[$window] OFFSET) + rate(aix_tape_read_bytes_total{%s}[$window] OFFSET)) / 1048576' % [i, i]],
-  ['2 Tape transfers (/s)', 'sum by (instance) (rate(aix_tape_transfers_total{%s}[$window] OFFSET))' % i],
+  ['2 Tape transfers (/s)', 'sum by (instance) (avg_over_time(aix_tape_transfers_per_second{%s}[$window] OFFSET))' % i],
   ['3 User CPU (%)', 'avg by (instance) (avg_over_time(aix_vmstat_cpu_ratio{%s,mode="user"}[$window] OFFSET)) * 100' % i],
   ['4 System CPU (%)', 'avg by (instance) (avg_over_time(aix_vmstat_cpu_ratio{%s,mode="sys"}[$window] OFFSET)) * 100' % i],
   ['5 Wait (%)', 'avg by (instance) (avg_over_time(aix_vmstat_cpu_ratio{%s,mode="wait"}[$window] OFFSET)) * 100' % i],

@@ -41,6 +41,7 @@ class Command:
     runs_for: Optional[Callable] = None   # settings -> seconds the command takes by design (its intervals)
     corpus: tuple = ()                    # ../shared/corpus folders with real samples of this command
     seeds_from: tuple = ()                # corpus folders of a related command that only seed fuzzing
+    exit_ok_if: Optional[str] = None      # regex: a non-zero exit whose output matches is an answer, not a failure
 
     @property
     def parser(self):
@@ -91,8 +92,12 @@ TABLE = (
     Command("splat", "splat", "lock contention of a traced window (splat -da)",
             "a trace window (trace, trcstop, trcrpt, gensyms, splat -da) or the newest report in a directory",
             fetch="splat", background=True, corpus=("splat",)),
-    Command("iostat_tape", "iostat -p", "tape drive throughput, transfers and busy", "/usr/bin/iostat -p",
-            argv=lambda s: ["/usr/bin/iostat", "-p"], seeds_from=("iostat",)),   # no real tape capture exists
+    Command("iostat_tape", "iostat -p", "tape drives: bytes since boot; throughput, transfers and busy of the last interval",
+            "/usr/bin/iostat -p INTERVAL 2 (background: since boot, then the interval)",
+            argv=lambda s: ["/usr/bin/iostat", "-p", str(s.tape.interval_seconds), "2"], background=True,
+            runs_for=lambda s: s.tape.interval_seconds,
+            exit_ok_if=r"(?i)no tapes? (were )?found",
+            seeds_from=("iostat",)),   # no real tape capture exists
     Command("tsm_actlog", "TSM activity log", "TSM activity log messages", "a log file read incrementally, or a dsmadmc query",
             fetch="log", corpus=("tsm-actlog",)),
 )

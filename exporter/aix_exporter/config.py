@@ -30,6 +30,12 @@ class VmstatSettings:
 
 
 @dataclass
+class TapeSettings:
+    interval_seconds: int = 5     # iostat -p INTERVAL 2, run in the background: the last interval's figures
+    max_age_seconds: float = 60   # older results are dropped, never served as fresh
+
+
+@dataclass
 class VmoSettings:
     tunables: list = field(default_factory=lambda: ["lgpg_regions", "lgpg_size"])
 
@@ -65,6 +71,7 @@ class Settings:
     command_root: Optional[str] = None   # run commands from under this directory (--path.commands; tests)
     vmstat: VmstatSettings = field(default_factory=VmstatSettings)
     vmo: VmoSettings = field(default_factory=VmoSettings)
+    tape: TapeSettings = field(default_factory=TapeSettings)
     process: ProcessSettings = field(default_factory=ProcessSettings)
     splat: SplatSettings = field(default_factory=SplatSettings)
     tsm: TsmSettings = field(default_factory=TsmSettings)
@@ -104,6 +111,7 @@ def _build(cls, data, path, errors: list):
 BOUNDS = {
     "command_timeout_seconds": (0.1, 600), "vmstat.interval_seconds": (1, 300),
     "vmstat.max_age_seconds": (1, 86400), "process.max_processes": (1, 1000),
+    "tape.interval_seconds": (1, 300), "tape.max_age_seconds": (1, 86400),
     "splat.trace_seconds": (1, 60), "splat.every_minutes": (1, 1440), "splat.top_n": (1, 1000),
     "splat.max_age_seconds": (1, 7 * 86400),
 }

@@ -43,3 +43,21 @@ def test_recording_rules_over_the_backfilled_history(case_study_prometheus):
     assert p.scalar("aix:large_pages_configured:count", after) == 160
     assert p.scalar("aix:large_pages_free:count", after) == 42
     assert p.scalar("aix:tape_bytes_all:rate5m", after) / 2**20 == pytest.approx(378, rel=0.06)
+
+
+def test_tape_busy_and_transfers_are_the_interval_figures(case_study_prometheus):
+    """Issue acceptance (tape figures): each drive's busy ratio over the last 2 h has a median
+    inside the model's 0.86-0.99; transfers per second stay near the model's steady value
+    instead of swinging with since-boot rounding; no derived counter is served."""
+    p = case_study_prometheus
+    medians = p.query("quantile_over_time(0.5, aix_tape_busy_ratio[2h])", p.end)
+    assert len(medians) == 8                 # the case study's eight drives
+    for r in medians:
+        assert 0.86 <= float(r["value"][1]) <= 0.99, r
+    # 16 MB regime: about 378 MiB/s in 256 KiB transfers, 378 x 4 transfers per second in all
+    xfers = p.scalar("sum(avg_over_time(aix_tape_transfers_per_second[1h]))", p.end - AFTER)
+    assert xfers == pytest.approx(378 * 4, rel=0.06)
+    spread = p.query("max_over_time(aix_tape_transfers_per_second[1h]) / min_over_time(aix_tape_transfers_per_second[1h])",
+                     p.end - AFTER)
+    assert all(float(r["value"][1]) < 1.3 for r in spread), spread
+    assert p.query("aix_tape_transfers_total or aix_tape_busy_seconds_total", p.end) == []

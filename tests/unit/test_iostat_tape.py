@@ -1,32 +1,67 @@
 """iostat -p: tape rows, no tapes, bad input; the tape collector."""
 import pytest
 
-from aix_exporter.collectors.tape import TapeCollector
+from aix_exporter.collectors.tape import TapeCollector, families_from
 from aix_exporter.parsers import ParseError, iostat_tape
 from tests.conftest import fixture_text
 from tests.unit.helpers import samples
 
 
-def test_tape_counters_and_derived_transfers():
-    rows = iostat_tape.parse(fixture_text("iostat_tape", "two-lto-drives-since-boot.txt"))
-    c = TapeCollector()
-    m = samples(c.families_from(rows))
+def test_counters_add_the_interval_to_the_since_boot_totals_and_gauges_are_the_interval():
+    reports = iostat_tape.parse_reports(fixture_text("iostat_tape", "two-lto-drives-interval-5.txt"))
+    assert len(reports) == 2
+    m = samples(families_from(reports))
+    rmt0, rmt1 = (("device", "rmt0"),), (("device", "rmt1"),)
+    # since boot + the interval, whole KB: exact
+    assert m[("aix_tape_read_bytes_total", rmt0)] == (310378496 + 992256) * 1024
+    assert m[("aix_tape_written_bytes_total", rmt0)] == 1103613952 * 1024
+    assert m[("aix_tape_written_bytes_total", rmt1)] == (1301807104 + 951424) * 1024
+    # the interval report's figures, not the since-boot averages (71.3 %, 556 tps)
+    assert m[("aix_tape_busy_ratio", rmt0)] == 0.932 and m[("aix_tape_busy_ratio", rmt1)] == 0.906
+    assert m[("aix_tape_transfers_per_second", rmt0)] == 775.2
+    assert m[("aix_tape_throughput_bytes_per_second", rmt1)] == 190284.8 * 1024
+    assert m[("aix_tape_devices", ())] == 2
+    assert not [k for k in m if k[0] in ("aix_tape_transfers_total", "aix_tape_busy_seconds_total")]
+    assert iostat_tape.parse(fixture_text("iostat_tape", "two-lto-drives-interval-5.txt"))["rmt0"].busy_percent == 93.2
+
+
+def test_a_since_boot_report_alone_gives_counters_but_no_current_figures():
+    reports = iostat_tape.parse_reports(fixture_text("iostat_tape", "two-lto-drives-since-boot.txt"))
+    m = samples(families_from(reports))
     assert m[("aix_tape_written_bytes_total", (("device", "rmt0"),))] == 1103613952 * 1024
     assert m[("aix_tape_read_bytes_total", (("device", "rmt0"),))] == 310378496 * 1024
-    # elapsed = (310378496 + 1103613952) / 142336.0 s; transfers = 556 x elapsed
-    assert m[("aix_tape_transfers_total", (("device", "rmt0"),))] == round(556 * (310378496 + 1103613952) / 142336.0)
-    assert m[("aix_tape_busy_ratio", (("device", "rmt1"),))] == 0.649
-    assert m[("aix_tape_devices", ())] == 2
-    # the derived counter never goes backwards while bytes grow
-    rows["rmt1"] = iostat_tape.TapeRow("rmt1", 64.9, 131072.0, 511.0, 0, 1301807104 + 10)
-    m2 = samples(c.families_from(rows))
-    assert m2[("aix_tape_transfers_total", (("device", "rmt1"),))] == m[("aix_tape_transfers_total", (("device", "rmt1"),))]
+    assert not [k for k in m if k[0] in ("aix_tape_busy_ratio", "aix_tape_transfers_per_second",
+                                         "aix_tape_throughput_bytes_per_second")]
 
+
+def test_unknown_tape_columns_are_named_in_the_error():
+    text = "Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn   Kb_seek\nrmt0 1 2 3 4 5 6\n"
+    with pytest.raises(ParseError, match="unknown column.s. Kb_seek"):
+        iostat_tape.parse(text)
+
+
+def test_no_tapes_with_a_failing_exit_status_is_no_tapes(tmp_path):
+    """If iostat -p exits non-zero saying no tapes were found, that is an answer: no tapes."""
+    from aix_exporter.config import Settings
+    from aix_exporter.sources.system import SystemSource
+    root = tmp_path / "root" / "usr" / "bin"
+    root.mkdir(parents=True)
+    (root / "iostat").write_text("#!/bin/sh\necho\necho 'No tapes found'\nexit 1\n")
+    (root / "iostat").chmod(0o755)
+    s = Settings()
+    s.command_root = str(tmp_path / "root")
+    m = samples(TapeCollector(s).collect(SystemSource(s)))
+    assert m == {("aix_tape_devices", ()): 0}
+    (root / "iostat").write_text("#!/bin/sh\necho 'iostat: 0551-157 Asynchronous I/O not configured' >&2\nexit 1\n")
+    from aix_exporter.sources import SourceError
+    with pytest.raises(SourceError, match="exit status 1"):
+        TapeCollector(s).collect(SystemSource(s))
 
 
 def test_no_tapes_is_not_an_error():
     assert iostat_tape.parse(fixture_text("iostat_tape", "no-tapes.txt")) == {}
-    assert samples(TapeCollector().families_from({})) == {("aix_tape_devices", ()): 0}
+    assert iostat_tape.parse_reports(fixture_text("iostat_tape", "no-tapes.txt")) == []
+    assert samples(families_from([])) == {("aix_tape_devices", ()): 0}
 
 
 

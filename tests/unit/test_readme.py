@@ -22,7 +22,7 @@ def test_contract_metrics_are_documented():
     aix_process_virtual_bytes aix_process_large_page_info aix_process_heap_segments aix_process_ldr_cntrl_info
     aix_splat_function_acquisitions aix_splat_function_miss_ratio aix_splat_function_spin_count
     aix_splat_lock_acquisitions aix_splat_lock_miss_ratio aix_splat_window_seconds aix_tape_read_bytes_total
-    aix_tape_written_bytes_total aix_tape_transfers_total aix_tsm_messages_total aix_exporter_collector_success
+    aix_tape_written_bytes_total aix_tape_transfers_per_second aix_tape_busy_ratio aix_tsm_messages_total aix_exporter_collector_success
     aix_exporter_collector_duration_seconds aix_exporter_collector_last_success_timestamp_seconds
     aix_exporter_build_info""".split()
     missing = [m for m in contract if f"`{m}`" not in readme]

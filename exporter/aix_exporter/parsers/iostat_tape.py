@@ -13,7 +13,9 @@ confirmation on a real drive). The report follows the disk report's layout:
   over the report's interval (since boot for the first report);
   ``Kb_read``/``Kb_wrtn``: whole KB transferred in that interval (since boot:
   totals).
-* With an interval the report repeats; the last report is the current one.
+* With an interval (``iostat -p INTERVAL COUNT``) the report repeats: the first covers the
+  time since boot, each later one the interval since the report before it (Kb_read and
+  Kb_wrtn too), so since-boot totals are the first report's plus every later one's.
 * ``No tapes found`` (or ``tapes=0`` and no table) is a system without tapes,
   not an error.
 """
@@ -42,6 +44,13 @@ class TapeRow:
 
 def parse(text: str) -> dict:
     """Return {device: TapeRow} of the last report ({} when the system has no tapes)."""
+    reports = parse_reports(text)
+    return reports[-1] if reports else {}
+
+
+def parse_reports(text: str) -> list:
+    """Every report in order, each {device: TapeRow}: the first since boot, later ones one
+    interval each ([] when the system has no tapes)."""
     lines = text_lines(text, COMMAND)
     reports: list = []
     current = None
@@ -55,7 +64,12 @@ def parse(text: str) -> dict:
             no_tapes = True
         if tokens[0] == "Tapes:":
             if tokens != HEADER:
-                raise ParseError(f"{COMMAND}: unexpected tape header (expected '{' '.join(HEADER)}')", no, line)
+                cols = " ".join(tokens[1:]).replace("% tm_act", "%_tm_act").split()
+                known = {"%_tm_act", "Kbps", "tps", "Kb_read", "Kb_wrtn"}
+                unknown = [c for c in cols if c not in known]
+                what = f"unknown column(s) {', '.join(unknown)}" if unknown else "columns missing or out of order"
+                raise ParseError(f"{COMMAND}: unexpected tape header: {what} (expected '{' '.join(HEADER)}')",
+                                 no, line)
             current = {}
             reports.append(current)
             continue
@@ -72,9 +86,9 @@ def parse(text: str) -> dict:
         current[tokens[0]] = tokens   # converted when its report turns out to be the last one
         devices.add(tokens[0])         # a name already checked (every interval lists the same drives)
     if reports:
-        return {dev: TapeRow(device=dev, busy_percent=float(number(t[1])), kbps=float(number(t[2])),
-                             tps=float(number(t[3])), kb_read=int(t[4]), kb_written=int(t[5]))
-                for dev, t in reports[-1].items()}
+        return [{dev: TapeRow(device=dev, busy_percent=float(number(t[1])), kbps=float(number(t[2])),
+                              tps=float(number(t[3])), kb_read=int(t[4]), kb_written=int(t[5]))
+                 for dev, t in rep.items()} for rep in reports]
     if no_tapes:
-        return {}
+        return []
     raise ParseError(f"{COMMAND}: no 'Tapes:' report and no 'No tapes found'")

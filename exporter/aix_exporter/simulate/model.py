@@ -40,6 +40,7 @@ K_THROUGHPUT = 0.004008
 A_MISS = 0.000744
 UPTIME_AT_START = 2 * 86400    # the LPAR booted two days before the scenario starts
 STEP = 10.0                    # integration step of the tape counters (simulated seconds)
+SNAPSHOT_EVERY = 600.0         # tape-counter snapshots kept for integrating from an earlier instant
 BUFFER_KB = 256
 
 
@@ -120,6 +121,7 @@ class Model:
         self.sc = scenario
         self.seed = seed
         self._cache_t = None
+        self._snapshots: dict = {}
         self._cache_drives = None
         self.exhausted_at = self._exhaustion_time()
 
@@ -195,14 +197,20 @@ class Model:
     def _integrate(self, t: float) -> list:
         """Tape counters since boot, integrated in STEP slices up to t (cached, monotone)."""
         if self._cache_t is None or t < self._cache_t:
+            # restart from the latest snapshot at or before t (an earlier instant, such as the
+            # start of an iostat interval, costs a few steps, not the whole history)
+            marks = [m for m in self._snapshots if m <= t]
+            start = max(marks) if marks else 0.0
             drives = [Drive(f"rmt{i}", reader=i < 2) for i in range(self.sc.drives)]
-            acc = {d.name: [0.0, 0.0, 0.0] for d in drives}   # KB, transfers, busy seconds
-            start = 0.0
+            acc = {k: list(v) for k, v in self._snapshots[start].items()} if marks else \
+                {d.name: [0.0, 0.0, 0.0] for d in drives}   # KB, transfers, busy seconds
         else:
             drives, acc, start = self._cache_drives, self._cache_acc, self._cache_t
         s = start
-        while s < t:
-            dt = min(STEP, t - s)
+        while t - s > 1e-6:
+            if s % SNAPSHOT_EVERY == 0 and s not in self._snapshots:
+                self._snapshots[s] = {k: list(v) for k, v in acc.items()}
+            dt = min(STEP - s % STEP, t - s)
             step = int(s // STEP)
             rates = self._drive_rates(self.regime(s), step)
             for d, (mibps, busy) in zip(drives, rates):
@@ -211,7 +219,7 @@ class Model:
                 a[0] += kb
                 a[1] += kb / BUFFER_KB
                 a[2] += busy * dt
-            s += dt
+            s = round(s + dt, 6)
         self._cache_t, self._cache_drives, self._cache_acc = t, drives, acc
         rates = self._drive_rates(self.regime(t), int(t // STEP))
         for d, (mibps, busy) in zip(drives, rates):

@@ -224,17 +224,31 @@ def vmstat_s(s: State) -> str:
     return "".join(f"{v:>21} {label}\n" for v, label in rows)
 
 
-def iostat_tape(s: State) -> str:
-    out = ["", f"System configuration: lcpu={LCPU} drives=6 ent={ENT:.2f} paths=12 vdisks=0 tapes={len(s.drives)}", "",
-           "tty:      tin         tout    avg-cpu: % user % sys % idle % iowait physc % entc",
-           f"          0.1         12.4             {s.cpu['us']:6.1f} {s.cpu['sy']:5.1f} {s.cpu['id']:6.1f}"
-           f" {s.cpu['wa']:8.1f} {(s.cpu['us'] + s.cpu['sy']) / 100 * VCPU:5.2f} {(s.cpu['us'] + s.cpu['sy']) / 100 * VCPU / ENT * 100:6.1f}",
-           "", "Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn"]
-    for d in s.drives:
+def iostat_tape(model: Model, s: State, interval: int = 5) -> str:
+    """iostat -p INTERVAL 2 read when it ends (at s.t): the report since boot printed at
+    s.t - interval, then the report of the interval (rates and KB of that interval)."""
+    prev = model.state(max(0.0, s.t - interval))
+
+    def report(rows):
+        return ["", "tty:      tin         tout    avg-cpu: % user % sys % idle % iowait physc % entc",
+                f"          0.1         12.4             {s.cpu['us']:6.1f} {s.cpu['sy']:5.1f} {s.cpu['id']:6.1f}"
+                f" {s.cpu['wa']:8.1f} {(s.cpu['us'] + s.cpu['sy']) / 100 * VCPU:5.2f} "
+                f"{(s.cpu['us'] + s.cpu['sy']) / 100 * VCPU / ENT * 100:6.1f}",
+                "", "Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn"] + rows
+
+    boot = []
+    for d in prev.drives:
         kb = d.kb_read + d.kb_written
-        out.append(f"{d.name:<12}{d.busy_seconds / s.uptime * 100:8.1f}{kb / s.uptime:10.1f}"
-                   f"{d.transfers / s.uptime:9.1f} {d.kb_read:10d} {d.kb_written:9d}")
-    return "\n".join(out) + "\n"
+        boot.append(f"{d.name:<12}{d.busy_seconds / prev.uptime * 100:8.1f}{kb / prev.uptime:10.1f}"
+                    f"{d.transfers / prev.uptime:9.1f} {d.kb_read:10d} {d.kb_written:9d}")
+    last = []
+    for p, d in zip(prev.drives, s.drives):
+        kb_r, kb_w = d.kb_read - p.kb_read, d.kb_written - p.kb_written
+        busy = min(100.0, (d.busy_seconds - p.busy_seconds) / interval * 100)
+        last.append(f"{d.name:<12}{busy:8.1f}{(kb_r + kb_w) / interval:10.1f}"
+                    f"{(d.transfers - p.transfers) / interval:9.1f} {kb_r:10d} {kb_w:9d}")
+    head = [f"System configuration: lcpu={LCPU} drives=6 ent={ENT:.2f} paths=12 vdisks=0 tapes={len(s.drives)}"]
+    return "\n".join([""] + head + report(boot) + report(last)) + "\n"
 
 
 def ps_env(s: State) -> str:
@@ -333,10 +347,11 @@ class ProcessDown(Exception):
 class Context:
     """What a renderer needs: the model, its state at simulated time t, the wall time of
     t = 0, and how many monitored processes to show (extra ones are storage agents)."""
-    __slots__ = ("model", "state", "t", "epoch0", "processes")
+    __slots__ = ("model", "state", "t", "epoch0", "processes", "interval")
 
-    def __init__(self, model: Model, state: State, t: float, epoch0: float, processes: int = 1):
+    def __init__(self, model: Model, state: State, t: float, epoch0: float, processes: int = 1, interval: int = 5):
         self.model, self.state, self.t, self.epoch0, self.processes = model, state, t, epoch0, processes
+        self.interval = interval   # of the interval commands (iostat -p INTERVAL 2)
 
 
 def _running(ctx: Context) -> State:
@@ -354,7 +369,7 @@ RENDERERS = {
     "ps_env": lambda c: ps_env(_running(c)) + storage_agents_ps(c.processes - 1),
     "vmo": lambda c: vmo(c.state),
     "splat": lambda c: splat(c.state, c.epoch0 + c.t),
-    "iostat_tape": lambda c: iostat_tape(c.state),
+    "iostat_tape": lambda c: iostat_tape(c.model, c.state, c.interval),
     "tsm_actlog": lambda c: actlog(c.state, c.epoch0, c.t),
 }
 

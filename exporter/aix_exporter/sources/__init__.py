@@ -19,6 +19,15 @@ class SourceError(RuntimeError):
     """The command text could not be obtained (missing file, failed command, timeout)."""
 
 
+class CommandFailed(SourceError):
+    """A command ran and exited non-zero; its output is kept for a command whose failure
+    with a known text is an answer (``iostat -p`` with no tapes)."""
+
+    def __init__(self, message: str, output: str = "", stderr: str = ""):
+        super().__init__(message)
+        self.output, self.stderr = output, stderr
+
+
 class NotRunning(SourceError):
     """None of the monitored processes runs: no data, and not a failure."""
 

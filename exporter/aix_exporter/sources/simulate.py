@@ -45,6 +45,7 @@ class SimulatedSource:
         self.epoch0 = self.wall_start - self.at     # wall time of simulated t = 0
         self.fixed_t = None
         self.name = f"simulate:{arg}"
+        self.interval = settings.tape.interval_seconds if settings is not None else 5
 
     def set_time(self, t: float):
         self.fixed_t = t
@@ -61,7 +62,7 @@ class SimulatedSource:
         t = self.now()
         if key not in render.RENDERERS:
             raise SourceError(f"the simulator has no command {key!r}")
-        ctx = render.Context(self.model, self.model.state(t), t, self.epoch0, self.processes)
+        ctx = render.Context(self.model, self.model.state(t), t, self.epoch0, self.processes, self.interval)
         try:
             return render.render(key, ctx)
         except render.ProcessDown as e:

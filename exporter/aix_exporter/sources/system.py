@@ -20,7 +20,7 @@ import time
 
 from ..commands import COMMANDS, TABLE, get
 from ..config import Settings
-from . import NotRunning, SourceError, processes, splat_window
+from . import CommandFailed, NotRunning, SourceError, processes, splat_window
 from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
 
 ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/bin:/usr/sbin:/bin:/sbin"}
@@ -84,8 +84,10 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT) -> str:
     proc.stdout.close()
     proc.stderr.close()
     if proc.returncode != 0:
-        first = b"".join(err).decode("utf-8", "replace").strip().splitlines()[:1]
-        raise SourceError(f"{shown}: exit status {proc.returncode}" + (f": {first[0][:200]}" if first else ""))
+        errtext = b"".join(err).decode("utf-8", "replace")
+        first = errtext.strip().splitlines()[:1]
+        raise CommandFailed(f"{shown}: exit status {proc.returncode}" + (f": {first[0][:200]}" if first else ""),
+                            b"".join(out).decode("utf-8", errors="replace"), errtext)
     return b"".join(out).decode("utf-8", errors="replace")
 
 
@@ -145,7 +147,13 @@ class SystemSource:
             return text
         if cmd.fetch == "log":
             raise SourceError(f"{key} is a log: read it with read_log")
-        return self.run(self.argv(key), self.timeout(key))
+        try:
+            return self.run(self.argv(key), self.timeout(key))
+        except CommandFailed as e:
+            text = e.output + e.stderr
+            if cmd.exit_ok_if and re.search(cmd.exit_ok_if, text):
+                return text   # a known answer despite the exit status (iostat -p: no tapes)
+            raise
 
     def _per_process(self, cmd) -> str:
         """One run per monitored process; the header line is kept once."""
