@@ -51,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="subcommands:\n"
                "  aix-exporter simulate --scenario S (--out DIR | --openmetrics FILE)\n"
                "                        a replay directory or an OpenMetrics history from the simulator\n"
-               "                        (aix-exporter simulate --help)\n\n"
+               "                        (aix-exporter simulate --help)\n"
+               "  aix-exporter import nmon [--tz ZONE] (--out HISTORY.om | --tsdb DIR) FILE...\n"
+               "                        nmon recordings as Prometheus history on the exporter's metric names\n\n"
                "Every collector has --collector.NAME and --no-collector.NAME (listed above).")
     p.add_argument("--web.listen-address", dest="listen", default=DEFAULT_ADDRESS,
                    help=f"address to listen on (default {DEFAULT_ADDRESS})")
@@ -107,6 +109,9 @@ def selected_collectors(args, settings, source) -> list:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "import":
+        from .tools.nmon_import import main as import_main
+        return import_main(argv[1:])
     if argv and argv[0] == "simulate":
         from .tools.history import main as sim_main
         return sim_main(argv[1:])

@@ -10,7 +10,6 @@ Load it with: promtool tsdb create-blocks-from openmetrics FILE DATA_DIR
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
@@ -19,6 +18,7 @@ from ..commands import TABLE
 from ..simulate.scenarios import SCENARIOS
 from ..sources import NotRunning
 from ..sources.simulate import SimulatedSource
+from .openmetrics import Writer, add_families
 
 
 def write_replay(scenario: str, out: str, at: float, seed: int) -> list:
@@ -35,21 +35,6 @@ def write_replay(scenario: str, out: str, at: float, seed: int) -> list:
             fh.write(text)
         written.append(cmd.key)
     return written
-
-
-def _fmt(v: float) -> str:
-    if math.isnan(v):
-        return "NaN"
-    if v == int(v) and abs(v) < 1e15:
-        return str(int(v))
-    return repr(float(v))
-
-
-def _labels(labels: dict) -> str:
-    if not labels:
-        return ""
-    esc = lambda s: s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return "{" + ",".join(f'{k}="{esc(str(v))}"' for k, v in sorted(labels.items())) + "}"
 
 
 def history(scenario: str, seed: int = 1, step: float = 60.0, end: float = None, duration: float = None):
@@ -84,22 +69,10 @@ def write_openmetrics(scenario: str, path: str, seed: int = 1, step: float = 60.
     """``target``: the labels a scrape would attach (job, instance), so rules and
     dashboards that select on them work on the backfilled history."""
     target = DEFAULT_TARGET if target is None else target
-    series: dict = {}   # family name -> (type, help, [lines])
-    for epoch, families in history(scenario, seed, step, end, duration):
-        for fam in families:
-            entry = series.setdefault(fam.name, (fam.type, fam.documentation, []))
-            for s in fam.samples:
-                entry[2].append(f"{s.name}{_labels({**s.labels, **target})} {_fmt(s.value)} {epoch:.3f}")
-    n = 0
-    with open(path, "w", encoding="utf-8") as fh:
-        for name, (typ, help_, lines) in series.items():
-            fh.write(f"# TYPE {name} {typ}\n# HELP {name} {help_}\n")
-            # OpenMetrics wants each series' samples together, in time order
-            lines.sort(key=lambda l: (l.rsplit(" ", 2)[0], float(l.rsplit(" ", 1)[1])))
-            fh.write("\n".join(lines) + "\n")
-            n += len(lines)
-        fh.write("# EOF\n")
-    return n
+    with Writer() as w:
+        for epoch, families in history(scenario, seed, step, end, duration):
+            add_families(w, families, epoch, target)
+        return w.close(path)
 
 
 def main(argv) -> int:

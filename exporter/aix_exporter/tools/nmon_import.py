@@ -1,0 +1,188 @@
+"""aix-exporter import nmon: nmon recordings -> OpenMetrics history (and Prometheus blocks).
+
+    aix-exporter import nmon [--tz ZONE] [--target job=aix,instance=HOST:10990]
+                             [--date-order dmy|mdy] (--out HISTORY.om | --tsdb DIR) FILE...
+
+Files may be plain or gzipped, given in any order (they are read in time order); snapshots
+that overlap or repeat are written once. The metric names are the live exporter's
+(importers/nmon.py lists the mapping), so the imported "before" and the live "after" are one
+series set for the same rules, dashboards and report. --tsdb runs
+`promtool tsdb create-blocks-from openmetrics` (Debian package prometheus) itself.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from ..importers import nmon
+from .openmetrics import Writer
+
+DEFAULT_JOB = "aix"
+
+
+def open_text(path: str):
+    """A text stream of a plain or gzipped recording (gzip recognised by its magic bytes)."""
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    return open(path, "r", encoding="utf-8", errors="replace", newline="")
+
+
+def first_snapshot(path: str, tz, date_order):
+    """(epoch of the first snapshot, host) of a file, reading only as far as that."""
+    with open_text(path) as fh:
+        host = nmon.host_of(fh)
+    with open_text(path) as fh:
+        for snap in nmon.snapshots(fh, tz, date_order, nmon.Stats(), {}):
+            return snap.epoch, host
+    return None, host
+
+
+def run_import(files: list, out: str, tz=None, date_order=None, target=None, progress=None) -> dict:
+    """Write the OpenMetrics history of ``files`` to ``out``; return the summary."""
+    target = dict(target or {})
+    stats = nmon.Stats()
+    order = []
+    for path in files:
+        try:
+            first, host = first_snapshot(path, tz, date_order)
+        except nmon.NmonError as e:
+            raise nmon.NmonError(f"{path}: {e}") from None
+        except (OSError, EOFError) as e:
+            raise nmon.NmonError(f"{path}: cannot read: {e}") from None
+        if first is None:
+            stats.skip("file without a complete snapshot")
+            continue
+        order.append((first, path, host))
+    order.sort()
+    counters: dict = {}    # instance -> running sums of the per-interval event counts
+    with Writer() as w:
+        for i, (_, path, host) in enumerate(order, 1):
+            labels = {"job": DEFAULT_JOB, "instance": f"{host or 'unknown'}:10990", **target}
+            bbbp: dict = {}
+            stats.files += 1
+            running = counters.setdefault(labels["instance"], {})
+            try:
+                with open_text(path) as fh:
+                    vmo = None
+                    for snap in nmon.snapshots(fh, tz, date_order, stats, bbbp):
+                        if vmo is None:
+                            vmo = nmon.vmo_tunables(bbbp.get("vmo -F -L", []) + bbbp.get("vmo -L", []))
+                        for family, typ, help_, name, lab, value in nmon.samples(snap, vmo, running):
+                            w.add(family, typ, help_, name, {**lab, **labels}, value, snap.epoch)
+                        if progress:
+                            progress(i, len(order), stats.snapshots)
+            except nmon.NmonError as e:
+                raise nmon.NmonError(f"{path}: {e}") from None
+            except (OSError, EOFError) as e:   # a truncated gzip ends the file, not the import
+                stats.skip(f"file cut short ({type(e).__name__})")
+        summary = {"files": stats.files, "snapshots": stats.snapshots, "samples": w.samples,
+                   "duplicates_dropped": w.dropped, "first": w.first, "last": w.last,
+                   "rows_skipped": dict(stats.rows_skipped), "not_mapped": _group(stats.sections_unmapped)}
+        w.close(out)
+    return summary
+
+
+def _group(sections: dict) -> dict:
+    """Unmapped sections with their reason, per-CPU and per-disk sections folded."""
+    out: dict = {}
+    for sec, rows in sections.items():
+        reason = nmon.NOT_MAPPED.get(sec)
+        key = sec
+        if reason is None:
+            for prefix, why in nmon.NOT_MAPPED_PREFIXES.items():
+                if sec.startswith(prefix):
+                    key, reason = prefix + "*", why
+                    break
+        entry = out.setdefault(key, [0, reason or "no live metric of that meaning"])
+        entry[0] += rows
+    return {k: tuple(v) for k, v in sorted(out.items())}
+
+
+def _when(epoch):
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(epoch)) if epoch is not None else "-"
+
+
+def print_summary(s: dict, out: str, stream=sys.stdout):
+    print(f"imported {s['files']} file(s), {s['snapshots']} snapshots, {s['samples']} samples to {out}", file=stream)
+    print(f"  time range: {_when(s['first'])} .. {_when(s['last'])}", file=stream)
+    if s["duplicates_dropped"]:
+        print(f"  samples of repeated or overlapping snapshots written once: {s['duplicates_dropped']} dropped",
+              file=stream)
+    for reason, n in sorted(s["rows_skipped"].items()):
+        print(f"  skipped: {n} x {reason}", file=stream)
+    for sec, (rows, reason) in s["not_mapped"].items():
+        print(f"  not mapped: {sec} ({rows} rows): {reason}", file=stream)
+
+
+def main(argv) -> int:
+    if not argv or argv[0] != "nmon":
+        print("usage: aix-exporter import nmon [options] FILE...  (aix-exporter import nmon --help)", file=sys.stderr)
+        return 2
+    p = argparse.ArgumentParser(prog="aix-exporter import nmon", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--tz", help="the LPAR's time zone (IANA name, e.g. Europe/Paris); required unless the "
+                                "recording names one")
+    p.add_argument("--target", default="", help="labels of the imported series as k=v,k=v "
+                                                "(default job=aix,instance=<AAA host>:10990)")
+    p.add_argument("--date-order", choices=["dmy", "mdy"], help="how to read an old numeric AAA,date")
+    p.add_argument("--out", help="write the OpenMetrics history here")
+    p.add_argument("--tsdb", help="also create Prometheus blocks in this directory (runs promtool)")
+    args = p.parse_args(argv[1:])
+    if not args.out and not args.tsdb:
+        p.error("give --out HISTORY.om and/or --tsdb DIR")
+    try:
+        target = dict(kv.split("=", 1) for kv in args.target.split(",") if kv)
+    except ValueError:
+        p.error("--target takes k=v,k=v")
+    for path in args.files:
+        if not os.path.isfile(path):
+            print(f"aix-exporter import nmon: {path}: no such file", file=sys.stderr)
+            return 1
+    tmpdir = None
+    out = args.out
+    if not out:
+        tmpdir = tempfile.mkdtemp(prefix="aix-exporter-import-")
+        out = os.path.join(tmpdir, "history.om")
+    progress = None
+    if sys.stderr.isatty():
+        def progress(i, n, snaps):
+            if snaps % 50 == 0:
+                print(f"\r  file {i}/{n}, {snaps} snapshots", end="", file=sys.stderr, flush=True)
+    try:
+        try:
+            summary = run_import(args.files, out, args.tz, args.date_order, target, progress)
+        except nmon.NmonError as e:
+            print(f"aix-exporter import nmon: {e}", file=sys.stderr)
+            return 1
+        if progress:
+            print("\r", end="", file=sys.stderr)
+        print_summary(summary, args.out or "(temporary file)")
+        if args.tsdb:
+            promtool = shutil.which("promtool")
+            if not promtool:
+                print("aix-exporter import nmon: promtool not found (Debian package prometheus); the history is in "
+                      f"{args.out or out}", file=sys.stderr)
+                return 1
+            os.makedirs(args.tsdb, exist_ok=True)
+            r = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", out, args.tsdb],
+                               capture_output=True, text=True, timeout=3600)
+            if r.returncode != 0:
+                print(f"aix-exporter import nmon: promtool failed: {(r.stderr or r.stdout).strip()[:500]}",
+                      file=sys.stderr)
+                return 1
+            print(f"blocks written to {args.tsdb}. Point Prometheus at them: copy the block directories into "
+                  f"its --storage.tsdb.path (then restart it), or start one with --storage.tsdb.path={args.tsdb}. "
+                  "Keep --storage.tsdb.retention.time longer than the history's age.")
+    finally:
+        if tmpdir:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+    return 0
