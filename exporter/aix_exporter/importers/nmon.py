@@ -320,7 +320,11 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
                 stats.skip("malformed ZZZZ line")
                 continue
             if clock is None:
-                zone_name = zone_name or aaa.get("timezone") or aaa.get("tz")
+                named = aaa.get("timezone") or aaa.get("tz")
+                if named and zone_name and named != zone_name:
+                    raise NmonError(f"the recording names the time zone {named!r} but --tz says {zone_name!r}: "
+                                    "leave out --tz, or fix the recording")
+                zone_name = zone_name or named
                 if not zone_name:
                     raise NmonError("the recording names no time zone: give --tz (the LPAR's zone, such as "
                                     "Europe/Paris or UTC)")

@@ -1,0 +1,136 @@
+"""nmon import: every input rule on our own fixtures (tests/fixtures/nmon), values and timestamps
+checked; the command line's summary, ordering and deduplication across files."""
+import datetime as dt
+import gzip
+import subprocess
+import sys
+
+import pytest
+
+from aix_exporter.importers import nmon
+from aix_exporter.tools.nmon_import import run_import
+from tests.conftest import FIXTURES
+from tests.e2e.helpers import env
+
+NMON = FIXTURES / "nmon"
+
+
+def om_samples(path):
+    """{(sample name with labels): [(epoch, value)]} of an OpenMetrics file."""
+    out = {}
+    for line in path.read_text().splitlines():
+        if line.startswith("#") or not line:
+            continue
+        key, value, ts = line.rsplit(" ", 2)
+        out.setdefault(key, []).append((float(ts), float(value)))
+    return out
+
+
+def utc(*args):
+    return dt.datetime(*args, tzinfo=dt.timezone.utc).timestamp()
+
+
+def test_old_zzzz_takes_the_aaa_date_crosses_midnight_and_skips_what_does_not_fit(tmp_path):
+    out = tmp_path / "h.om"
+    with pytest.raises(nmon.NmonError, match=r"reads as 2011-04-03 \(dmy\) or 2011-03-04 \(mdy\)"):
+        run_import([str(NMON / "old-zzzz-midnight-largepage.nmon")], str(out), tz="UTC")
+    s = run_import([str(NMON / "old-zzzz-midnight-largepage.nmon")], str(out), tz="UTC", date_order="dmy")
+    assert s["snapshots"] == 3
+    assert s["rows_skipped"] == {"ERROR line": 1, "row before its section's header": 1,
+                                 "field count differs from its header": 2,
+                                 "snapshot without a ZZZZ time (truncated recording)": 1}
+    m = om_samples(out)
+    user = m['aix_vmstat_cpu_ratio{instance="tsmold01:10990",job="aix",mode="user"}']
+    # 23:50 on 3 April, then 00:00 and 00:10 on 4 April (the clock went backwards: next day)
+    assert [t for t, _ in user] == [utc(2011, 4, 3, 23, 50), utc(2011, 4, 4, 0, 0), utc(2011, 4, 4, 0, 10)]
+    assert [v for _, v in user] == [0.031, 0.033, 0.309]
+    # MEM of T0002 had a field too few: skipped, never misaligned
+    free = m['aix_memory_free_bytes{instance="tsmold01:10990",job="aix"}']
+    assert free == [(utc(2011, 4, 3, 23, 50), 17096.0 * 2**20), (utc(2011, 4, 4, 0, 10), 16984.0 * 2**20)]
+    # LARGEPAGE: the T0001 row came before the header (skipped); the later rows map
+    assert m['aix_vmstat_large_pages_free{instance="tsmold01:10990",job="aix"}'] == [
+        (utc(2011, 4, 4, 0, 0), 38.0), (utc(2011, 4, 4, 0, 10), 36.0)]
+    assert m['aix_vmstat_large_pages_active{instance="tsmold01:10990",job="aix"}'][-1] == (utc(2011, 4, 4, 0, 10), 124.0)
+    # vmo -L in BBBP: CUR and BOOT at every snapshot, 16M in bytes
+    assert [v for _, v in m['aix_vmo_tunable{instance="tsmold01:10990",job="aix",setting="current",tunable="lgpg_regions"}']] == [160] * 3
+    assert [v for _, v in m['aix_vmo_tunable{instance="tsmold01:10990",job="aix",setting="boot",tunable="lgpg_regions"}']] == [200] * 3
+    assert m['aix_vmo_tunable{instance="tsmold01:10990",job="aix",setting="current",tunable="lgpg_size"}'][0][1] == 16 << 20
+
+
+def test_semicolons_decimal_commas_and_the_repeated_dst_hour(tmp_path):
+    out = tmp_path / "h.om"
+    s = run_import([str(NMON / "semicolon-decimal-comma-dst-repeat.nmon")], str(out), tz="Europe/Paris")
+    assert s["snapshots"] == 6 and s["duplicates_dropped"] == 0
+    m = om_samples(out)
+    user = m['aix_vmstat_cpu_ratio{instance="tsmdst01:10990",job="aix",mode="user"}']
+    # 01:50, 02:20, 02:50 CEST (+02), then 02:20, 02:50 again in CET (+01), then 03:20 CET
+    assert [t for t, _ in user] == [utc(2016, 10, 29, 23, 50), utc(2016, 10, 30, 0, 20), utc(2016, 10, 30, 0, 50),
+                                    utc(2016, 10, 30, 1, 20), utc(2016, 10, 30, 1, 50), utc(2016, 10, 30, 2, 20)]
+    assert user[0][1] == 0.115                        # '11,5' with a decimal comma
+    assert m['aix_vmstat_cpu_ratio{instance="tsmdst01:10990",job="aix",mode="sys"}'][0][1] == 0.0525
+    # 16 MB pool: size and use in bytes; the per-interval fault counts become a running counter
+    pool = m['aix_memory_page_pool_size_bytes{instance="tsmdst01:10990",job="aix",psize="16M"}']
+    assert pool[0][1] == 160 * 16 * 2**20
+    assert m['aix_memory_page_inuse_bytes{instance="tsmdst01:10990",job="aix",psize="16M"}'][2][1] == (160 - 57) * 16 * 2**20
+    faults = m['aix_memory_page_faults_total{instance="tsmdst01:10990",job="aix",psize="16M"}']
+    assert [v for _, v in faults] == [1, 3, 6, 10, 15, 21]
+
+
+def test_a_local_time_in_a_dst_gap_is_an_error_not_a_shift(tmp_path):
+    with pytest.raises(nmon.NmonError, match="2016-03-27 02:30:00 does not exist in Europe/Paris"):
+        run_import([str(NMON / "dst-gap.nmon")], str(tmp_path / "h.om"), tz="Europe/Paris")
+
+
+def test_time_zone_is_required_and_never_guessed(tmp_path):
+    with pytest.raises(nmon.NmonError, match="names no time zone: give --tz"):
+        run_import([str(NMON / "dst-gap.nmon")], str(tmp_path / "h.om"))
+    with pytest.raises(nmon.NmonError, match="unknown time zone 'Europe/Pariss'"):
+        run_import([str(NMON / "dst-gap.nmon")], str(tmp_path / "h.om"), tz="Europe/Pariss")
+    # the file names UTC; a different --tz is refused rather than shifting every sample
+    with pytest.raises(nmon.NmonError, match="names the time zone 'UTC' but --tz says 'Europe/Paris'"):
+        run_import([str(NMON / "multi-a.nmon")], str(tmp_path / "h.om"), tz="Europe/Paris")
+
+
+def test_files_in_any_order_are_read_in_time_order_and_overlaps_written_once(tmp_path):
+    out = tmp_path / "h.om"
+    s = run_import([str(NMON / "multi-b.nmon.gz"), str(NMON / "multi-a.nmon")], str(out))   # zone from AAA
+    assert s["files"] == 2 and s["snapshots"] == 6
+    assert s["duplicates_dropped"] == 4                 # hour 2 is in both files: its 4 CPU samples once
+    user = om_samples(out)['aix_vmstat_cpu_ratio{instance="tsmmulti:10990",job="aix",mode="user"}']
+    assert user == [(utc(2016, 3, 1, h), h / 100) for h in range(5)]
+
+
+def test_target_labels_and_openmetrics_that_promtool_accepts(tmp_path):
+    from tests.conftest import need
+    out = tmp_path / "h.om"
+    run_import([str(NMON / "semicolon-decimal-comma-dst-repeat.nmon")], str(out), tz="Europe/Paris",
+               target={"job": "aix-nmon", "instance": "tsm01:10990", "lpar": "tsm01"})
+    text = out.read_text()
+    assert 'aix_vmstat_cpu_ratio{instance="tsm01:10990",job="aix-nmon",lpar="tsm01",mode="user"} 0.115 1477785000.000' in text
+    assert text.endswith("# EOF\n") and "# TYPE aix_memory_page_faults counter" in text
+    r = subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(out), str(tmp_path / "tsdb")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+def test_command_line_summary_and_errors(tmp_path):
+    run = lambda *a: subprocess.run([sys.executable, "-m", "aix_exporter.cli", "import", "nmon", *a],
+                                    capture_output=True, text=True, env=env(), timeout=120)
+    r = run("--tz", "UTC", "--date-order", "dmy", "--out", str(tmp_path / "h.om"),
+            str(NMON / "old-zzzz-midnight-largepage.nmon"))
+    assert r.returncode == 0, r.stderr
+    assert "imported 1 file(s), 3 snapshots" in r.stdout
+    assert "time range: 2011-04-03 23:50:00 UTC .. 2011-04-04 00:10:00 UTC" in r.stdout
+    assert "skipped: 2 x field count differs from its header" in r.stdout
+    r = run("--out", str(tmp_path / "h.om"), str(NMON / "dst-gap.nmon"))
+    assert r.returncode == 1 and "give --tz" in r.stderr and "Traceback" not in r.stderr
+    r = run("--out", str(tmp_path / "h.om"), str(tmp_path / "missing.nmon"))
+    assert r.returncode == 1 and "no such file" in r.stderr
+
+
+def test_a_truncated_gzip_keeps_what_was_read(tmp_path):
+    data = (NMON / "semicolon-decimal-comma-dst-repeat.nmon").read_bytes()
+    cut = tmp_path / "cut.nmon.gz"
+    cut.write_bytes(gzip.compress(data)[:-30])
+    s = run_import([str(cut)], str(tmp_path / "h.om"), tz="Europe/Paris")
+    assert s["snapshots"] >= 1 and any("cut short" in k for k in s["rows_skipped"])
