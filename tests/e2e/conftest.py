@@ -34,14 +34,14 @@ class Prom:
         return float(res[0]["value"][1])
 
 
-def start_prometheus(tmp, config_text, tsdb=None, extra=()):
+def start_prometheus(tmp, config_text, tsdb=None, extra=(), retention="30d"):
     prom = need("prometheus")
     cfg = tmp / "prometheus.yml"
     cfg.write_text(config_text)
     port = free_port()
     data = tsdb or (tmp / "data")
     proc = start([prom, f"--config.file={cfg}", f"--storage.tsdb.path={data}",
-                  f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=30d", *extra])
+                  f"--web.listen-address=127.0.0.1:{port}", f"--storage.tsdb.retention.time={retention}", *extra])
     url = f"http://127.0.0.1:{port}"
     wait_http(f"{url}/-/ready", timeout=60, proc=proc)
     return Prom(url, proc)

@@ -43,3 +43,11 @@ def test_sources_table_is_the_command_table():
     block = readme.split("<!-- sources:start -->\n", 1)[1].split("<!-- sources:end -->", 1)[0]
     assert block == commands.sources_table(), "README Sources table is stale: python -m aix_exporter.commands"
     assert "| `svmon_p` | svmon -P |" in block and "`tsm_actlog.txt`" in block
+
+
+def test_nmon_mapping_table_is_the_importers():
+    from aix_exporter.importers import nmon
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- nmon:start -->\n", 1)[1].split("<!-- nmon:end -->", 1)[0]
+    assert block == nmon._doc_mapping(), "README nmon table is stale: regenerate it from importers/nmon.py"
+    assert "| `MEMPAGES16MB` numframes | `aix_memory_page_pool_size_bytes` |" in block

@@ -200,7 +200,10 @@ def parse_aaa_date(value: str, date_order: Optional[str]) -> dt.date:
     value = value.strip()
     m = re.match(r"^(\d{1,2})-([A-Za-z]{3})-(\d{4})$", value)
     if m and m.group(2).upper() in _MONTHS:
-        return dt.date(int(m.group(3)), _MONTHS[m.group(2).upper()], int(m.group(1)))
+        try:
+            return dt.date(int(m.group(3)), _MONTHS[m.group(2).upper()], int(m.group(1)))
+        except ValueError:
+            raise NmonError(f"AAA,date {value!r}: no such day") from None
     m = re.match(r"^(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})$", value)
     if not m:
         raise NmonError(f"AAA,date {value!r}: not a date nmon writes (DD-MON-YYYY, DD/MM/YY or MM/DD/YY)")
@@ -329,9 +332,14 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
                     raise NmonError("the recording names no time zone: give --tz (the LPAR's zone, such as "
                                     "Europe/Paris or UTC)")
                 clock = Clock(_zone(zone_name))
-            hms = dt.time(int(tm.group(1)), int(tm.group(2)), int(tm.group(3)))
-            if len(fields) >= 4 and fields[3].strip():
-                day = parse_zzzz_date(fields[3])
+            try:
+                hms = dt.time(int(tm.group(1)), int(tm.group(2)), int(tm.group(3)))
+                zday = parse_zzzz_date(fields[3]) if len(fields) >= 4 and fields[3].strip() else None
+            except (ValueError, NmonError):   # 25:61:61 or 31-FEB-2016: that line, not the recording
+                stats.skip("malformed ZZZZ line")
+                continue
+            if zday is not None:
+                day = zday
             else:   # old form: AAA,date, and a day later each time the clock goes backwards
                 if day is None:
                     if "date" not in aaa:

@@ -1,0 +1,95 @@
+"""nmon import end to end with real parts: aix-exporter import nmon --tsdb (promtool makes the
+blocks) -> Prometheus with our rules, the recording rules backfilled over the imported history
+-> every dashboard query whose metrics an nmon recording carries returns data for the
+imported instance."""
+import json
+import re
+import subprocess
+import sys
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from tests.conftest import CORPUS, FIXTURES, ROOT, need
+from tests.e2e.conftest import start_prometheus
+from tests.e2e.helpers import env, stop
+from tests.e2e.test_dashboard_queries import substitute
+from tests.unit.test_dashboards import NAMES, exprs
+
+REAL = CORPUS / "nmon" / "adejoux-nmon2influxdb-aixlpar-aix713.nmon.gz"
+MAPPED = {"aix_vmstat_cpu_ratio", "aix_vmstat_physical_cpus_consumed", "aix_lpar_entitled_capacity_cpus",
+          "aix_lpar_logical_cpus", "aix_memory_size_bytes", "aix_memory_free_bytes", "aix_vmstat_large_pages_free",
+          "aix_vmstat_large_pages_active", "aix_vmstat_paging_pages_per_second", "aix_vmstat_runqueue_threads",
+          "aix_vmstat_context_switches_per_second", "aix_vmstat_syscalls_per_second", "aix_memory_page_inuse_bytes",
+          "aix_memory_page_pool_size_bytes", "aix_vmo_tunable", "aix:cpu_sys_per_user:ratio",
+          "aix:large_pages_configured:count", "aix:large_pages_free_vmstat:ratio", "aix:large_pages_pool:count",
+          "aix:large_pages_inuse:count", "aix:large_pages_free:count", "aix:large_pages_free:ratio"}
+
+
+def query_range(url, expr, start, end):
+    q = urllib.parse.urlencode({"query": expr, "start": start, "end": end, "step": 300})
+    with urllib.request.urlopen(f"{url}/api/v1/query_range?{q}", timeout=60) as r:
+        body = json.load(r)
+    assert body["status"] == "success", body
+    return body["data"]["result"]
+
+
+def test_imported_nmon_history_feeds_rules_and_dashboards(tmp_path):
+    promtool = need("promtool")
+    files = [str(FIXTURES / "nmon" / "old-zzzz-midnight-largepage.nmon")]
+    if REAL.is_file():
+        files.append(str(REAL))
+    tsdb = tmp_path / "tsdb"
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "import", "nmon", "--tz", "UTC", "--date-order", "dmy",
+                        "--out", str(tmp_path / "h.om"), "--tsdb", str(tsdb), *files],
+                       capture_output=True, text=True, env=env(), timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "blocks written to" in r.stdout
+    rules = str(ROOT / "alerts" / "aix-rules.yml")
+    cfg = f"global:\n  scrape_interval: 60s\n  evaluation_interval: 60s\nrule_files:\n  - {rules}\n"
+    first = start_prometheus(tmp_path, cfg, tsdb=tsdb, retention="30y")   # the history is years old
+    start, end = 1301874600, 1301875800          # tsmold01: 2011-04-03 23:50 .. 2011-04-04 00:10 UTC
+    ranges = [("tsmold01:10990", start, end)]
+    if REAL.is_file():
+        ranges.append(("aixlpar:10990", 1455125290, 1455181172))
+    out = tmp_path / "rule-blocks"
+    for i, (_, a, b) in enumerate(ranges):
+        subprocess.run([promtool, "tsdb", "create-blocks-from", "rules", "--start", str(a - 60), "--end", str(b + 60),
+                        "--url", first.url, "--eval-interval", "60s", "--output-dir", str(out / str(i)), rules],
+                       check=True, capture_output=True, timeout=600)
+    stop(first.proc)
+    for d in out.iterdir():
+        for block in d.iterdir():
+            block.rename(tsdb / block.name)
+    p = start_prometheus(tmp_path, cfg, tsdb=tsdb, retention="30y")
+    try:
+        # the recording rules exist over the imported history
+        for instance, a, b in ranges:
+            got = query_range(p.url, f'aix:cpu_sys_per_user:ratio{{instance="{instance}"}}', a, b)
+            assert got and len(got[0]["values"]) >= 2, instance
+        # 16 MB pool figures of tsmold01 (LARGEPAGE and vmo -L in BBBP)
+        got = query_range(p.url, 'aix:large_pages_configured:count{instance="tsmold01:10990"}', start, end)
+        assert got and float(got[0]["values"][-1][1]) == 160
+        # every dashboard query whose metrics a recording carries returns data for the imported instance
+        checked = 0
+        present = {}   # instance -> metric names (raw and recorded) its imported history has
+        for instance, a, b in ranges:
+            names = query_range(p.url, f'count by (__name__) ({{instance="{instance}"}})', a, b)
+            present[instance] = {r["metric"]["__name__"] for r in names}
+        for name in NAMES:
+            for title, expr in exprs(json.loads((ROOT / "dashboards" / name).read_text())):
+                metrics = set(re.findall(r"\baix[:_][a-z0-9_:]+", expr))
+                if not metrics or not metrics <= MAPPED or "changes(" in expr:
+                    continue   # (a change annotation marks events: an unchanged recording has none)
+                for instance, a, b in ranges:
+                    if not metrics <= present[instance]:
+                        continue   # a section this recording lacks (LARGEPAGE needs nmon -L)
+                    q = substitute(expr).replace('instance=~".*"', f'instance=~"{re.escape(instance)}"')
+                    q = re.sub(r" offset \w+", "", q)   # the comparison's windows placed on the imported history
+                    series = query_range(p.url, q, a + 3600 if b - a > 7200 else a, b)
+                    assert series and any(s["values"] for s in series), f"{name}:{title} no data for {instance}: {q}"
+                    checked += 1
+        assert checked >= 6, checked
+    finally:
+        stop(p.proc)
