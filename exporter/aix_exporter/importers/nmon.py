@@ -37,6 +37,7 @@ from typing import Iterable, Iterator, Optional
 from ..parsers import suffixed_number
 
 SNAPSHOT_RE = re.compile(r"^T\d{4,16}$")
+_SNAPSHOT_ID = re.compile(r"T\d{4,16}")
 _TIME_RE = re.compile(r"^(\d{1,2}):(\d\d):(\d\d)$")
 _MONTHS = {m: i for i, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT",
                                        "NOV", "DEC"), 1)}
@@ -157,6 +158,20 @@ class Stats:
         self.rows_skipped[reason] = self.rows_skipped.get(reason, 0) + n
 
 
+class Row:
+    """One data row: values converted when asked for (most columns are never used)."""
+    __slots__ = ("cols", "values", "comma")
+
+    def __init__(self, cols: list, values: list, comma: bool):
+        self.cols, self.values, self.comma = cols, values, comma
+
+    def get(self, column: str) -> Optional[float]:
+        try:
+            return _number(self.values[self.cols.index(column)], self.comma)
+        except ValueError:
+            return None
+
+
 @dataclass
 class Snapshot:
     id: str
@@ -265,9 +280,16 @@ class Clock:
         return e0
 
 
-def read_records(lines: Iterable[str]) -> Iterator[list]:
-    """Split lines into field lists (delimiter and decimal commas from the first line)."""
+_SPECIAL = {"AAA", "BBBP", "ZZZZ", "ERROR", "TOP"}
+
+
+def read_records(lines: Iterable[str], stats: Optional[Stats] = None) -> Iterator[list]:
+    """Split lines into field lists (delimiter and decimal commas from the first line).
+
+    With ``stats``, rows of sections the mapping does not use are only counted (in
+    ``stats.sections_unmapped``), never split: most of a recording is per-CPU and per-disk rows."""
     delim, comma = None, False
+    unmapped = stats.sections_unmapped if stats is not None else {}
     for raw in lines:
         line = raw.rstrip("\r\n")
         if not line:
@@ -275,6 +297,27 @@ def read_records(lines: Iterable[str]) -> Iterator[list]:
         if delim is None:
             delim = ";" if line.startswith("AAA;") else ","
             comma = delim == ";"
+        if stats is not None:
+            cut = line.find(delim)
+            sec = line[:cut] if cut >= 0 else line
+            if sec not in _SPECIAL and sec not in MAPPED_SECTIONS:
+                sec = sec.strip()
+                if sec in _SPECIAL or sec in MAPPED_SECTIONS:   # (a padded section name)
+                    yield _split(line, delim), comma
+                    continue
+                if line.startswith("T", cut + 1):   # a data row: its second field is a snapshot id
+                    end = line.find(delim, cut + 1)
+                    if _SNAPSHOT_ID.fullmatch(line, cut + 1, end if end >= 0 else len(line)):
+                        unmapped[sec] = unmapped.get(sec, 0) + 1
+                continue
+            if sec == "BBBP":   # BBBP,NNN,command,"captured text" (the text may hold the delimiter)
+                fields = line.split(delim, 3)
+                if len(fields) == 4:
+                    fields[3] = fields[3].strip('"')
+                yield fields, comma
+                continue
+            yield line.split(delim), comma
+            continue
         yield _split(line, delim), comma
 
 
@@ -301,7 +344,7 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
             yield Snapshot(sid, times[sid], pending.pop(sid, {}))
         del timed[:upto]
 
-    for fields, comma in read_records(lines):
+    for fields, comma in read_records(lines, stats):
         sec = fields[0].strip()
         if sec == "ERROR":
             stats.skip("ERROR line")
@@ -380,16 +423,17 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
         if second in emitted:
             stats.skip("row after its snapshot was written")
             continue
-        pending.setdefault(second, {})[sec] = {c: _number(v, comma) for c, v in zip(cols, values)}
+        pending.setdefault(second, {})[sec] = Row(cols, values, comma)
     yield from complete(len(timed))
     if pending:
         stats.skip("snapshot without a ZZZZ time (truncated recording)", len(pending))
 
 
+MAPPED_SECTIONS = frozenset({*PAGE_SECTIONS, "CPU_ALL", "LPAR", "MEM", "LARGEPAGE", "PAGE", "PROC"})
+
+
 def _mapped(section: str) -> bool:
-    if section in PAGE_SECTIONS or section in ("CPU_ALL", "LPAR", "MEM", "LARGEPAGE", "PAGE", "PROC"):
-        return True
-    return False
+    return section in MAPPED_SECTIONS
 
 
 def vmo_tunables(lines: list) -> dict:
@@ -407,8 +451,9 @@ def vmo_tunables(lines: list) -> dict:
 def samples(snap: Snapshot, vmo: dict, counters: dict) -> Iterator[tuple]:
     """(metric family, type, help, sample name, labels, value) of one snapshot. ``counters``
     carries the running sums of the MEMPAGES event counts from snapshot to snapshot."""
+    empty = Row([], [], False)
     for (sec, col), (metric, labels, scale) in GAUGES.items():
-        v = snap.rows.get(sec, {}).get(col)
+        v = snap.rows.get(sec, empty).get(col)
         if v is not None:   # (a percentage is divided by 100, not multiplied by 0.01: exact decimals)
             yield metric, "gauge", HELP[metric], metric, labels, v / 100 if scale == 0.01 else v * scale
     for sec, (psize, size) in PAGE_SECTIONS.items():

@@ -46,6 +46,7 @@ class Writer:
         self._families: dict = {}   # family -> (type, help, [series keys in first-seen order])
         self._series: dict = {}     # series key -> [spool path, last epoch]
         self._open: dict = {}       # series key -> file object (bounded)
+        self._keys: dict = {}       # (sample name, label items) -> series key: formatted once
         self.samples = 0
         self.dropped = 0
         self.first = None
@@ -58,7 +59,10 @@ class Writer:
         self.discard()
 
     def add(self, family: str, typ: str, help_: str, sample_name: str, labels: dict, value: float, epoch: float):
-        line_key = sample_name + fmt_labels(labels)
+        cache_key = (sample_name, tuple(labels.items()))
+        line_key = self._keys.get(cache_key)
+        if line_key is None:
+            line_key = self._keys[cache_key] = sample_name + fmt_labels(labels)
         entry = self._series.get(line_key)
         if entry is None:
             fam = self._families.setdefault(family, (typ, help_, []))
