@@ -116,6 +116,11 @@ EXACT = {
     "ibm-aix73-pthread-mutex-report.txt": lambda r: (
         r.details[0].name == "00000000F0154CD0" and r.details[0].type == "mutex" and r.details[0].acquisitions == 1
         and r.details[0].miss_percent == 0.0 and r.window_seconds == 26.235284),
+    # APAR texts quote single messages as the server console prints them: no date and time
+    "ibm-apar-IC85865-ANR9999D-checkposition.txt": lambda ms: (
+        [(m.msgid, m.severity, m.date) for m in ms] == [("ANR9999D", "D", "")]),
+    "ibm-apar-IT30502-ANR8300E-io-error-library.txt": lambda ms: (
+        [(m.msgid, m.severity, m.date) for m in ms] == [("ANR8300E", "E", "")]),
     "ibm-apar-IC59770-actlog-session-tags.txt": lambda ms: (
         [m.msgid for m in ms] == ["ANR0407I", "ANR2017I", "ANR8333I", "ANR8333I", "ANR8334I", "ANR0405I"]
         and ms[0].date == "01/22/2009" and ms[0].time == "06:13:05"),
@@ -126,9 +131,6 @@ REJECTED = {
     "gh-cn-shared-lib-private-load-svmon-lP-segment-rows.txt": "segment table before any process row",
     # five svmon -C segment lines quoted without their report.
     "gh-svmon-footprint-awk-segment-list-fragment.txt": "no process rows",
-    # APAR texts quote single messages without the activity log's date and time.
-    "ibm-apar-IC85865-ANR9999D-checkposition.txt": "message without a date",
-    "ibm-apar-IT30502-ANR8300E-io-error-library.txt": "message without a date",
     # 'svmon -G -O ... | tail -7': the memory header and the Unit banner were cut away.
     "gh-htdavis-epa-aix-aixSysStat-svmon-G-O-summary-basic-unitMB-tail7.txt": "without its column header",
 }

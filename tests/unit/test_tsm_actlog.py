@@ -23,14 +23,57 @@ def test_tsm_log_formats():
 
 
 @pytest.mark.parametrize("text,message", [
-    ("ANR9999D_2697328974 CheckPosition(pvrntp.c:1) Thread<1>:\n", "message without a date"),
     ("11/18/2026 08:00:02  hello\n", "dated line without a message id"),
-    ("random text\n11/18/2026 08:00:02  ANR0984I x\n", "text before the first dated message"),
+    ("\x00\x01binary\n", "binary data"),
 ])
 def test_tsm_bad_input(text, message):
     with pytest.raises(ParseError, match=message):
         tsm_actlog.parse(text)
 
+
+CONSOLE = """IBM Spectrum Protect for AIX
+Version 8, Release 1, Level 12.000
+
+Licensed Materials - Property of IBM
+
+ANR7800I DSMSERV generated at 10:13:38 on Mar 11 2021.
+ANR1794W IBM Spectrum Protect SAN discovery is disabled by options.
+ANR9999D_0123456789 pkShmMemAlloc(pkshmem.c:1234) Thread<12>: Memory allocation error.
+ANR0000E Unable to open language en_US for message formatting.
+ANR0358E Database initialization failed: sufficient memory is not available.
+11/18/2026 08:00:02  garbage without an id
+ANR0916I IBM Spectrum Protect distributed by International Business Machines is now ready for
+use.
+"""
+
+
+def test_console_log_undated_messages_banner_and_one_odd_line():
+    msgs, odd = tsm_actlog.parse_lenient(CONSOLE)
+    assert [(m.msgid, m.severity, m.date) for m in msgs] == [
+        ("ANR7800I", "I", ""), ("ANR1794W", "W", ""), ("ANR9999D", "D", ""), ("ANR0000E", "E", ""),
+        ("ANR0358E", "E", ""), ("ANR0916I", "I", "")]
+    assert len(odd) == 1 and "dated line without a message id" in str(odd[0]) and "(line 11:" in str(odd[0])
+
+
+def test_console_log_is_counted_by_id_with_success_and_the_odd_line_counted(tmp_path, caplog):
+    from aix_exporter.exporter import Exporter
+    d = tmp_path / "replay"
+    d.mkdir()
+    (d / "tsm_actlog.txt").write_text(CONSOLE)
+    e = Exporter(ReplaySource(str(d)), [TsmCollector(_settings(tmp_path, state=False))])
+    e.collect_all()
+    m = samples(e.families())
+    assert m[("aix_exporter_collector_success", (("collector", "tsm"),))] == 1
+    assert m[("aix_tsm_messages_total", (("msgid", "ANR9999D"), ("severity", "D")))] == 1
+    assert m[("aix_tsm_messages_total", (("msgid", "ANR0358E"), ("severity", "E")))] == 1
+    assert m[("aix_tsm_messages_total", (("msgid", "ANR1794W"), ("severity", "W")))] == 1
+    assert m[("aix_tsm_messages_total", (("msgid", "ANR0000E"), ("severity", "E")))] == 1
+    assert ("aix_tsm_messages_total", (("msgid", "ANR7800I"), ("severity", "I"))) not in m   # I: not counted
+    assert m[("aix_tsm_unparsed_lines_total", ())] == 1
+    assert len([r for r in caplog.records if "odd line skipped" in r.getMessage()]) == 1
+    e.collect_all()                                   # nothing new: nothing logged or counted again
+    assert samples(e.families())[("aix_tsm_unparsed_lines_total", ())] == 1
+    assert len([r for r in caplog.records if "odd line skipped" in r.getMessage()]) == 1
 
 
 def _settings(tmp_path, state=True):
@@ -69,17 +112,18 @@ def test_tsm_counts_once_across_restarts_rotation_and_truncation(tmp_path):
 
 
 
-def test_tsm_bad_line_fails_the_cycle_but_counts_good_lines_once(tmp_path):
+def test_an_odd_line_is_counted_and_skipped_and_the_good_lines_counted_once(tmp_path):
     d = tmp_path / "replay"
     d.mkdir()
-    (d / "tsm_actlog.txt").write_text("11/19/2026 00:00:07  ANR0358E x\nANR9999D_1 f(x.c:1) Thread<1>:\n")
+    (d / "tsm_actlog.txt").write_text("11/19/2026 00:00:07  ANR0358E x\n11/19/2026 00:00:08  no id here\n")
     c = TsmCollector(_settings(tmp_path, state=False))
     src = ReplaySource(str(d))
-    with pytest.raises(ParseError, match="without a date"):
-        c.collect(src)
-    m = samples(c.collect(src))   # next cycle: the bad line is not re-read
+    m = samples(c.collect(src))
     assert m[("aix_tsm_messages_total", (("msgid", "ANR0358E"), ("severity", "E")))] == 1
-
+    assert m[("aix_tsm_unparsed_lines_total", ())] == 1
+    m = samples(c.collect(src))   # next cycle: nothing re-read
+    assert m[("aix_tsm_messages_total", (("msgid", "ANR0358E"), ("severity", "E")))] == 1
+    assert m[("aix_tsm_unparsed_lines_total", ())] == 1
 
 
 def test_tail_start_at_end_and_missing_file(tmp_path):

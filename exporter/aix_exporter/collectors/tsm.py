@@ -45,6 +45,7 @@ class TsmCollector(Collector):
         self.state_file = tsm.state_file if tsm else None
         self.position = None
         self.counts: dict = {}
+        self.unparsed = 0
         if self.state_file and os.path.exists(self.state_file):
             self._load()
 
@@ -54,6 +55,7 @@ class TsmCollector(Collector):
                 state = json.load(fh)
             self.position = state.get("position")
             self.counts = {tuple(k.split(":", 1)): v for k, v in state.get("counts", {}).items()}
+            self.unparsed = int(state.get("unparsed", 0))
         except (OSError, ValueError, AttributeError) as e:
             log.warning("collector=tsm msg=state file unreadable, starting fresh file=%s error=%s", self.state_file, e)
             self.position, self.counts = None, {}
@@ -61,7 +63,8 @@ class TsmCollector(Collector):
     def _save(self):
         if not self.state_file:
             return
-        state = {"position": self.position, "counts": {f"{m}:{s}": n for (m, s), n in self.counts.items()}}
+        state = {"position": self.position, "counts": {f"{m}:{s}": n for (m, s), n in self.counts.items()},
+                 "unparsed": self.unparsed}
         d = os.path.dirname(os.path.abspath(self.state_file))
         os.makedirs(d, mode=0o700, exist_ok=True)   # (the installer makes it; a new path works too)
         fd, tmp = tempfile.mkstemp(dir=d, prefix=".tsm-state-")
@@ -80,21 +83,28 @@ class TsmCollector(Collector):
 
     def collect(self, source) -> list:
         text, position = source.read_log("tsm_actlog", self.position)
-        messages, error = tsm_actlog.parse_lenient(text, allow_leading_continuation=self.position is not None)
+        messages, odd = tsm_actlog.parse_lenient(text, allow_leading_continuation=self.position is not None)
         for m in messages:
             if m.severity in COUNTED or m.msgid in self.ids:
                 key = (m.msgid, m.severity)
                 self.counts[key] = self.counts.get(key, 0) + 1
+        binary = [e for e in odd if "binary data" in e.message]
+        for e in odd:
+            if e not in binary:   # each odd line is read once, so logged once
+                log.warning("collector=tsm command='TSM activity log' msg=odd line skipped: %s", e)
+        self.unparsed += len(odd) - len(binary)
         self.position = position
         self._save()
-        if error:
-            raise error   # this cycle failed; the good lines are counted and the bad one is not re-read
+        if binary:
+            raise binary[0]   # not a log: this cycle failed (the bytes are not read again)
+        help_ = "TSM activity-log messages seen, by message id and severity letter."
         f = Families()
         for msgid in self.ids:
-            f.set("aix_tsm_messages_total", "TSM activity-log messages seen, by message id and severity letter.",
-                  self.counts.get((msgid, msgid[-1]), 0), {"msgid": msgid, "severity": msgid[-1]}, counter=True)
+            f.set("aix_tsm_messages_total", help_, self.counts.get((msgid, msgid[-1]), 0),
+                  {"msgid": msgid, "severity": msgid[-1]}, counter=True)
         for (msgid, sev), n in sorted(self.counts.items()):
             if msgid not in self.ids:
-                f.set("aix_tsm_messages_total", "TSM activity-log messages seen, by message id and severity letter.",
-                      n, {"msgid": msgid, "severity": sev}, counter=True)
+                f.set("aix_tsm_messages_total", help_, n, {"msgid": msgid, "severity": sev}, counter=True)
+        f.set("aix_tsm_unparsed_lines_total", "Lines of the activity or console log that were skipped as "
+              "neither a message nor its continuation (each logged once).", self.unparsed, counter=True)
         return f.result()

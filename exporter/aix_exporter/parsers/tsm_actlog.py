@@ -8,10 +8,15 @@ Format rules (tests/fixtures/tsm_actlog, ../shared/corpus/tsm-actlog):
 * The id is three letters, four digits and the severity letter (I W E S D);
   ``ANR9999D_2697328974 CheckPosition(pvrntp.c:1234) Thread<12>:`` carries a
   suffix after ``_`` that is not part of the id.
-* Lines that do not start with a date continue the previous message (wrapped
-  text, indented or not) and are not counted.
-* A line that starts with a message id but has no date is an error (the log
-  was edited or is not an activity log); so is a first line that is neither.
+* The server **console log** (dsmserv's own output) prints messages with no date:
+  ``ANR1794W ...``, ``ANR9999D_0123456789 func(file.c:123) Thread<12>: ...``. A line that
+  starts with a message id is such an undated message (``date`` and ``time`` empty: it takes
+  the time it was read).
+* Lines that start with neither a date nor a message id continue the previous message
+  (wrapped text, indented or not) and are not counted. Before the first message they are a
+  banner or a preamble, and are skipped.
+* A dated line without a message id is an odd line: skipped and reported (``odd``), never a
+  reason to drop the rest of the read. Binary data is an error.
 * ``(SESSION: n)`` / ``(PROCESS: n)`` tags can follow the text.
 """
 from __future__ import annotations
@@ -26,7 +31,7 @@ COMMAND = "tsm activity log"
 # (?:\d\d)?\d\d is \d{4}|\d{2} in the form the regex engine runs fastest)
 _MSG_RE = re.compile(
     r"\s*(\d\d/\d\d/(?:\d\d)?\d\d)\s+(\d\d:\d\d:\d\d)\s+([A-Z]{3}\d{4}([IWESD]))(?:_\w+)?(?:\s|$)")
-_BARE_ID_RE = re.compile(r"^\s*[A-Z]{3}\d{4}[IWESD](?:_\w+)?\s")
+_BARE_ID_RE = re.compile(r"\s*([A-Z]{3}\d{4}([IWESD]))(?:_\w+)?(?:\s|$)")
 # the date and time that start a message line (the one date grammar of the log)
 _DATED_RE = re.compile(r"\s*(\d\d)/(\d\d)/((?:\d\d)?\d\d)\s+(\d\d):(\d\d):(\d\d)\b")
 
@@ -52,26 +57,27 @@ class Message:
 
 
 def parse(text: str, allow_leading_continuation: bool = False) -> list:
-    """Messages in order; raises ParseError at the first bad line."""
-    messages, error = parse_lenient(text, allow_leading_continuation)
-    if error:
-        raise error
+    """Messages in order; a ParseError only for text that is no log at all (binary data,
+    or odd lines and not a single message)."""
+    messages, odd = parse_lenient(text, allow_leading_continuation)
+    if odd and not messages:
+        raise odd[0]
     return messages
 
 
 def parse_lenient(text: str, allow_leading_continuation: bool = False) -> tuple:
-    """(messages, first ParseError or None): every good message is kept, so a live
-    log with one bad line still counts the rest. ``allow_leading_continuation``:
-    the text starts mid-message (an incremental read), lines before the first
-    dated one are skipped."""
+    """(messages, odd lines as ParseErrors): every good message is kept, so a live log with
+    one odd line still counts the rest. ``allow_leading_continuation`` is accepted for
+    callers reading from an offset: leading continuation lines are skipped either way."""
     if not text or text.isspace():
-        return [], None
+        return [], []
     try:
         lines = text_lines(text, COMMAND)
     except ParseError as e:
-        return [], e
-    out, error = [], None
+        return [], [e]
+    out, odd = [], []
     match = _MSG_RE.match
+    bare = _BARE_ID_RE.match
     for no, line in enumerate(lines, 1):
         if not line:  # (lines are right-stripped)
             continue
@@ -80,14 +86,12 @@ def parse_lenient(text: str, allow_leading_continuation: bool = False) -> tuple:
             m = match(line)
             if m:
                 out.append(Message(*m.groups(), no))
-                continue
-            bad = "dated line without a message id" if _DATED_RE.match(line) else None
-        elif st[:3].isupper() and st[3:4].isdigit() and _BARE_ID_RE.match(line):
-            bad = "message without a date and time"
-        else:
-            bad = None   # a continuation line
-        if bad is None and not out and not allow_leading_continuation:
-            bad = "text before the first dated message"
-        if bad and error is None:
-            error = ParseError(f"{COMMAND}: {bad}", no, line)
-    return out, error
+            elif _DATED_RE.match(line):
+                odd.append(ParseError(f"{COMMAND}: dated line without a message id", no, line))
+            continue
+        if st[:3].isupper() and st[3:4].isdigit():
+            m = bare(line)
+            if m:   # an undated console-log message
+                out.append(Message("", "", m.group(1), m.group(2), no))
+        # anything else continues a message, or is a banner before the first one
+    return out, odd
