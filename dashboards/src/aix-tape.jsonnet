@@ -2,7 +2,7 @@ local g = import '../lib/grafana.libsonnet';
 local i = 'instance=~"$instance"';
 local t = g.target;
 g.dashboard('AIX / Tape', 'aix-tape',
-  'Tape drive throughput (iostat -p): MB/s per drive and in total, transfers, busy.',
+  'Tape drive throughput: the AIX view (iostat -p: MB/s per drive and in total, transfers, busy) beside the TSM server view (dsmadmc: MB/s per server process and client, mounts per drive).',
   [
     g.timeseries('Throughput per drive', [t('aix:tape_bytes:rate5m{%s}' % i, '{{instance}} {{device}}')], 'binBps', g.pos(0, 0, 12, 9), stack=true),
     g.timeseries('Total throughput', [t('aix:tape_bytes_all:rate5m{%s}' % i, '{{instance}}')], 'binBps', g.pos(12, 0, 12, 9),
@@ -13,4 +13,9 @@ g.dashboard('AIX / Tape', 'aix-tape',
     g.timeseries('Transfers per second', [t('aix_tape_transfers_per_second{%s}' % i, '{{device}}')], 'short', g.pos(12, 9, 12, 8)),
     g.timeseries('Busy', [t('aix_tape_busy_ratio{%s}' % i, '{{device}}')], 'percentunit', g.pos(0, 17, 12, 8), min=0),
     g.stat('Drives', [t('aix_tape_devices{%s}' % i, '{{instance}}')], 'short', g.pos(12, 17, 12, 8)),
+    g.timeseries('TSM: per server process', [t('rate(aix_tsm_process_bytes{%s}[$__rate_interval])' % i, '{{process}} {{process_num}}')],
+                 'binBps', g.pos(0, 25, 12, 8), desc='dsmadmc select from processes: bytes_processed of each running process, per second.'),
+    g.timeseries('TSM: received per client', [t('sum by (client) (rate(aix_tsm_session_received_bytes{%s}[$__rate_interval]))' % i, '{{client}}')],
+                 'binBps', g.pos(12, 25, 12, 8), desc='dsmadmc select from sessions: bytes received over the open sessions, per client.'),
+    g.table('TSM: volumes mounted per drive', [t('aix_tsm_drive_mount_info{%s}' % i, '{{drive}}')], 'short', g.pos(0, 33, 24, 8)),
   ])

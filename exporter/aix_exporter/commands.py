@@ -20,7 +20,8 @@ such as disk iostat for the tape report, that seed the fuzzer but are not this c
 * ``per_process``: run ``argv(settings, [pid])`` per monitored process, one header kept;
 * ``splat``: the newest report of a watched directory, or a trace window
   (``sources/splat_window.py``);
-* ``log``: a growing log read incrementally, or a ``dsmadmc`` query (``read_log``).
+* ``log``: a growing log read incrementally, or a ``dsmadmc`` query (``read_log``);
+* ``dsmadmc``: run ``argv(settings)``, the TSM administrator's password on standard input.
 """
 from __future__ import annotations
 
@@ -100,6 +101,36 @@ TABLE = (
             seeds_from=("iostat",)),   # no real tape capture exists
     Command("tsm_actlog", "TSM activity log", "TSM activity log messages", "a log file read incrementally, or a dsmadmc query",
             fetch="log", corpus=("tsm-actlog",)),
+)
+def _dsmadmc(*query):
+    def argv(s) -> list:
+        q = query[0](s) if callable(query[0]) else list(query)
+        return [s.tsm.dsmadmc_binary, f"-id={s.tsm.admin_id}", "-dataonly=yes", *q]
+    return argv
+
+
+_NO_MATCH = r"\bANR2034E\b"   # a query that matches nothing: dsmadmc exits 11 with this message
+
+TABLE += (
+    Command("tsm_processes", "dsmadmc select from processes", "bytes moved by each running server process",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select process_num,process,bytes_processed,files_processed "
+            "from processes\" (password on stdin)",
+            argv=_dsmadmc("-comma", "select process_num,process,bytes_processed,files_processed from processes"),
+            fetch="dsmadmc", exit_ok_if=_NO_MATCH),
+    Command("tsm_sessions", "dsmadmc select from sessions", "bytes sent and received by each client session",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select session_id,client_name,bytes_sent,bytes_received "
+            "from sessions\" (password on stdin)",
+            argv=_dsmadmc("-comma", "select session_id,client_name,bytes_sent,bytes_received from sessions"),
+            fetch="dsmadmc", exit_ok_if=_NO_MATCH),
+    Command("tsm_mounts", "dsmadmc query mount", "volumes mounted in each drive, with their status",
+            "dsmadmc -id=ADMIN -dataonly=yes query mount (password on stdin)",
+            argv=_dsmadmc("query", "mount"), fetch="dsmadmc", exit_ok_if=_NO_MATCH),
+    Command("tsm_summary", "dsmadmc select from summary", "bytes and count of the activities completed lately",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select activity,sum(bytes),count(*) from summary where "
+            "end_time>current_timestamp-HOURS hours group by activity\" (password on stdin)",
+            argv=_dsmadmc(lambda s: ["-comma", "select activity,sum(bytes),count(*) from summary where "
+                                    f"end_time>current_timestamp-{int(s.tsm.summary_hours)} hours group by activity"]),
+            fetch="dsmadmc", exit_ok_if=_NO_MATCH),
 )
 COMMANDS = {c.key: c for c in TABLE}
 

@@ -63,6 +63,12 @@ class TsmSettings:
     state_file: Optional[str] = None
     dsmadmc: Optional[list] = None     # argv of a dsmadmc query, used when no file is set
     message_ids: list = field(default_factory=lambda: ["ANR0358E", "ANR9999D"])
+    # the server's own view (collector tsm_server): an admin id and a password file that only
+    # the exporter's user can read; the password goes to dsmadmc on standard input, never argv
+    admin_id: Optional[str] = None
+    password_file: Optional[str] = None
+    dsmadmc_binary: str = "/usr/bin/dsmadmc"
+    summary_hours: int = 24
 
 
 @dataclass
@@ -113,7 +119,7 @@ BOUNDS = {
     "vmstat.max_age_seconds": (1, 86400), "process.max_processes": (1, 1000),
     "tape.interval_seconds": (1, 300), "tape.max_age_seconds": (1, 86400),
     "splat.trace_seconds": (1, 60), "splat.every_minutes": (1, 1440), "splat.top_n": (1, 1000),
-    "splat.max_age_seconds": (1, 7 * 86400),
+    "splat.max_age_seconds": (1, 7 * 86400), "tsm.summary_hours": (1, 24 * 31),
 }
 MAX_CONFIG_BYTES = 1 << 20
 
@@ -172,7 +178,12 @@ def problems(s: Settings) -> list:
         if s.tsm.actlog_file:
             add("tsm.dsmadmc", "tsm.actlog_file and tsm.dsmadmc are both set: the activity log comes from one of "
                                "them (a log file, or a dsmadmc query)")
+    if s.tsm.admin_id is not None and (not isinstance(s.tsm.admin_id, str) or not _COMMAND_RE.match(s.tsm.admin_id)):
+        add("tsm.admin_id", f"{s.tsm.admin_id!r} is not an administrator name ([A-Za-z0-9_.+-]+)")
+    if bool(s.tsm.admin_id) != bool(s.tsm.password_file):
+        add("tsm.password_file", "tsm.admin_id and tsm.password_file go together (the server view needs both)")
     for where, v in (("splat.work_dir", s.splat.work_dir), ("command_root", s.command_root),
+                     ("tsm.password_file", s.tsm.password_file), ("tsm.dsmadmc_binary", s.tsm.dsmadmc_binary),
                      ("splat.report_dir", s.splat.report_dir), ("tsm.actlog_file", s.tsm.actlog_file),
                      ("tsm.state_file", s.tsm.state_file)):
         if v is not None and (not isinstance(v, str) or not v.startswith("/")):

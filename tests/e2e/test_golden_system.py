@@ -31,7 +31,11 @@ def test_system_source_against_stand_in_commands(tmp_path):
     log = tmp_path / "dsmserv.log"
     shutil.copy(REPLAY / "tsm_actlog.txt", log)
     cfg = tmp_path / "aix_exporter.yml"
-    cfg.write_text(f"vmstat: {{interval_seconds: 1}}\nsplat: {{report_dir: {reports}}}\ntsm: {{actlog_file: {log}}}\n")
+    pw = tmp_path / "tsm.pw"
+    pw.write_text("monitor-password\n")
+    pw.chmod(0o600)
+    cfg.write_text(f"vmstat: {{interval_seconds: 1}}\ntape: {{interval_seconds: 1}}\nsplat: {{report_dir: {reports}}}\n"
+                   f"tsm: {{actlog_file: {log}, admin_id: monitor, password_file: {pw}}}\n")
     commands = tmp_path / "root"
     standin.write(str(REPLAY), str(commands), load(str(cfg)))   # argv as these settings build it
     port = free_port()
@@ -45,7 +49,7 @@ def test_system_source_against_stand_in_commands(tmp_path):
         deadline = time.monotonic() + 30
         while True:   # the background collectors report after their first run
             out = scrape(url)
-            if all(f'aix_exporter_collector_success{{collector="{c}"}} 1.0' in out for c in ("vmstat", "splat")):
+            if all(f'aix_exporter_collector_success{{collector="{c}"}} 1.0' in out for c in ("vmstat", "splat", "tape")):
                 break
             assert time.monotonic() < deadline, out
             time.sleep(0.2)

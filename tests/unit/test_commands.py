@@ -26,8 +26,8 @@ def test_every_key_has_parser_renderer_fixtures_and_replay_file(key):
     assert sorted((FIXTURES / cmd.fixture_dir).glob("*.txt")), f"tests/fixtures/{key}/ has no fixture"
     assert (FIXTURES / "replay" / "tsm-lpar" / cmd.replay_file).is_file(), f"replay fixture {cmd.replay_file} missing"
     assert (ROOT / "tests" / "unit" / f"test_{key}.py").is_file(), f"tests/unit/test_{key}.py (edge cases) missing"
-    assert cmd.fetch in {"run", "processes", "per_process", "splat", "log"}
-    assert (cmd.argv is not None) == (cmd.fetch in {"run", "processes", "per_process"}), key
+    assert cmd.fetch in {"run", "processes", "per_process", "splat", "log", "dsmadmc"}
+    assert (cmd.argv is not None) == (cmd.fetch in {"run", "processes", "per_process", "dsmadmc"}), key
 
 
 def test_renderers_are_exactly_the_table():

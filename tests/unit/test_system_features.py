@@ -74,13 +74,12 @@ def test_simulate_out_writes_a_replay_directory_that_replays(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "exporter")}
     r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "simulate", "--scenario", "case-study", "--out",
                         str(tmp_path), "--at", "7200"], capture_output=True, text=True, env=env)
-    assert r.returncode == 0 and "wrote 10 files" in r.stdout, r.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        f"{k}.txt" for k in ("vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "vmo", "splat", "iostat_tape",
-                             "tsm_actlog", "ps_env"))
+    from aix_exporter.commands import COMMANDS
+    assert r.returncode == 0 and f"wrote {len(COMMANDS)} files" in r.stdout, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{k}.txt" for k in COMMANDS)
     out = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--source", f"replay:{tmp_path}", "--once"],
                          capture_output=True, text=True, env=env).stdout
     assert out.count(" 1.0\n") and "aix_exporter_collector_success" in out
     assert all(f'aix_exporter_collector_success{{collector="{c}"}} 1.0' in out
-               for c in ("vmstat", "memory", "vmo", "process", "ldr_cntrl", "splat", "tape", "tsm"))
+               for c in ("vmstat", "memory", "vmo", "process", "ldr_cntrl", "splat", "tape", "tsm", "tsm_server"))
     assert 'aix_process_large_page_info{command="dsmserv",mode="N",pid="2687182"} 1.0' in out   # 4 KB regime at 2 h

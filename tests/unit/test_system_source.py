@@ -108,3 +108,38 @@ def test_dsmadmc_password_never_reaches_an_error_message():
         run(["/bin/sh", "-c", "exit 3", "-id=admin", "-pa=s3cr3t", "-PASSWORD=other"], timeout=5)
     assert "s3cr3t" not in str(e.value) and "other" not in str(e.value) and "-pa=***" in str(e.value)
     assert redact(["/usr/bin/dsmadmc", "-id=a", "-pa=x y"]) == "/usr/bin/dsmadmc -id=a -pa=***"
+
+
+def test_dsmadmc_password_goes_to_stdin_never_to_argv_or_logs(tmp_path, caplog):
+    """A stand-in dsmadmc records its argv and what it read on stdin; the password must be only
+    on stdin, and a failing query's log line must not show it."""
+    from aix_exporter.commands import COMMANDS
+    from aix_exporter.exporter import Exporter
+    from aix_exporter.collectors.tsm_server import TsmServerCollector
+    root = tmp_path / "root" / "usr" / "bin"
+    root.mkdir(parents=True)
+    seen = tmp_path / "seen"
+    (root / "dsmadmc").write_text(f"#!/bin/sh\necho \"argv: $*\" >> {seen}\nread pw\necho \"stdin: $pw\" >> {seen}\n"
+                                  "echo 'ANR2034E SELECT: No match found using this criteria.'\nexit 11\n")
+    (root / "dsmadmc").chmod(0o755)
+    pw = tmp_path / "tsm.pw"
+    pw.write_text("S3cr3t-Pa55\n")
+    pw.chmod(0o600)
+    s = Settings()
+    s.command_root, s.tsm.admin_id, s.tsm.password_file = str(tmp_path / "root"), "monitor", str(pw)
+    src = SystemSource(s)
+    assert src.read("tsm_processes").startswith("ANR2034E")          # exit 11 with no match: an answer
+    text = seen.read_text()
+    assert "stdin: S3cr3t-Pa55" in text
+    assert all("S3cr3t" not in l for l in text.splitlines() if l.startswith("argv:"))
+    assert all("S3cr3t" not in " ".join(COMMANDS[k].argv(s)) for k in ("tsm_processes", "tsm_mounts"))
+    # a failing query: the log names the command, never the password
+    (root / "dsmadmc").write_text("#!/bin/sh\nread pw\necho 'ANR0433E Session 12 refused: invalid password' >&2\n"
+                                  "exit 3\n")
+    e = Exporter(src, [TsmServerCollector(s)])
+    e.collect_all()
+    assert "collector=tsm_server" in caplog.text and "ANR0433E" in caplog.text
+    assert "S3cr3t" not in caplog.text
+    pw.chmod(0o644)
+    with pytest.raises(SourceError, match="readable by others"):
+        src.read("tsm_mounts")

@@ -339,6 +339,54 @@ def actlog(s: State, epoch0: float, until_t: float) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
+# -- the TSM server's view (dsmadmc -dataonly=yes [-comma]) ---------------------------------
+NO_MATCH = "ANR2034E {what}: No match found using this criteria.\n"
+PROCESS_START = 1800.0   # a BACKUP STORAGE POOL process starts every 30 simulated minutes (model.log)
+
+
+def _since(s: State, model: Model, t0: float) -> list:
+    """Per drive, KB moved since simulated time t0."""
+    before = model.state(t0)
+    return [(d.kb_read + d.kb_written) - (b.kb_read + b.kb_written) for d, b in zip(s.drives, before.drives)]
+
+
+def tsm_processes(model: Model, s: State) -> str:
+    if not s.server_up:
+        return NO_MATCH.format(what="SELECT")
+    start = (s.t // PROCESS_START) * PROCESS_START
+    kb = sum(_since(s, model, start))
+    num = 801 + int(s.t // PROCESS_START)
+    return f"{num},Backup Storage Pool,{kb * 1024},{int(kb // (64 * 1024))}\n"
+
+
+def tsm_sessions(s: State) -> str:
+    if not s.server_up:
+        return NO_MATCH.format(what="SELECT")
+    rows = []
+    for i, client in enumerate(("TSMCLI01", "TSMCLI02", "DB2PRD01")):
+        received = int(s.t * (12 + 5 * i) * 1024 * 1024)
+        rows.append(f"{4711 + i},{client},{int(received / 4000)},{received}")
+    return "\n".join(rows) + "\n"
+
+
+def tsm_mounts(s: State) -> str:
+    if not s.server_up:
+        return NO_MATCH.format(what="QUERY MOUNT")
+    lines = [f"ANR8330I LTO volume A{i:05d}L6 is mounted R/W in drive DRIVE{i} (/dev/{d.name}), status: IN USE."
+             for i, d in enumerate(s.drives)]
+    lines.append(f"ANR8334I         {len(s.drives)} matches found.")
+    return "\n".join(lines) + "\n"
+
+
+def tsm_summary(model: Model, s: State, hours: int = 24) -> str:
+    done = int(min(s.t, hours * 3600.0) // PROCESS_START)
+    if done == 0:
+        return NO_MATCH.format(what="SELECT")
+    start = max(0.0, (s.t // PROCESS_START) * PROCESS_START - done * PROCESS_START)
+    kb = sum(_since(model.state((s.t // PROCESS_START) * PROCESS_START), model, start))
+    return f"STGPOOL BACKUP,{kb * 1024},{done}\n"
+
+
 # -- one renderer per command key (the keys of the package's command table) ---------------
 class ProcessDown(Exception):
     """The monitored server is not running: a per-process command has nothing to report."""
@@ -371,6 +419,10 @@ RENDERERS = {
     "splat": lambda c: splat(c.state, c.epoch0 + c.t),
     "iostat_tape": lambda c: iostat_tape(c.model, c.state, c.interval),
     "tsm_actlog": lambda c: actlog(c.state, c.epoch0, c.t),
+    "tsm_processes": lambda c: tsm_processes(c.model, c.state),
+    "tsm_sessions": lambda c: tsm_sessions(c.state),
+    "tsm_mounts": lambda c: tsm_mounts(c.state),
+    "tsm_summary": lambda c: tsm_summary(c.model, c.state),
 }
 
 

@@ -17,10 +17,11 @@ import selectors
 import signal
 import subprocess
 import time
+from typing import Optional
 
 from ..commands import COMMANDS, TABLE, get
 from ..config import Settings
-from . import CommandFailed, NotRunning, SourceError, processes, splat_window
+from . import CommandFailed, NotRunning, SourceError, open_regular, processes, splat_window
 from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
 
 ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/bin:/usr/sbin:/bin:/sbin"}
@@ -36,7 +37,7 @@ def redact(argv: list) -> str:
     return " ".join(_SECRET_RE.sub(r"\1***", a) for a in argv)
 
 
-def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT) -> str:
+def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optional[bytes] = None) -> str:
     """Run argv; return stdout text or raise SourceError with a one-line reason.
 
     Output is read as it comes, capped at ``max_output`` bytes, until the deadline: a
@@ -46,10 +47,17 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT) -> str:
         raise SourceError(f"command must have an absolute path: {argv!r}")
     shown = redact(argv)
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=ENV, start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True,
+                                close_fds=True)
     except OSError as e:
         raise SourceError(f"{argv[0]}: {e.strerror}") from None
+    if stdin is not None:   # a few bytes (an answer to a prompt): the pipe takes them at once
+        try:
+            proc.stdin.write(stdin)
+            proc.stdin.close()
+        except OSError:
+            pass
     deadline = time.monotonic() + timeout
     out, err, problem = [], [], None
     size = 0
@@ -113,12 +121,29 @@ class SystemSource:
         self.settings = settings or Settings()
         self._report_time: dict = {}
 
-    def run(self, argv: list, timeout: float) -> str:
+    def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
         """The runner every command of this source goes through (under command_root if set)."""
         root = self.settings.command_root
         if root and argv and os.path.isabs(argv[0]):
             argv = [os.path.join(root, argv[0].lstrip("/")), *argv[1:]]
-        return run(argv, timeout)
+        if stdin is None:
+            return run(argv, timeout)
+        return run(argv, timeout, stdin=stdin)
+
+    def password(self) -> bytes:
+        """The TSM administrator's password from tsm.password_file, which only the exporter's
+        user may read; it goes to dsmadmc's prompt on standard input, never on a command line."""
+        path = self.settings.tsm.password_file
+        if not path:
+            raise SourceError("tsm: tsm.admin_id and tsm.password_file are not configured")
+        fh, st = open_regular(path, "password file")
+        with fh:
+            if st.st_mode & 0o077:
+                raise SourceError(f"{path}: readable by others (mode {st.st_mode & 0o777:o}); chmod 600 it")
+            secret = fh.read(4096).decode("utf-8", "replace").strip().splitlines()
+        if not secret or not secret[0]:
+            raise SourceError(f"{path}: empty password file")
+        return (secret[0] + "\n").encode()
 
     def pids(self) -> list:
         return processes.monitored_pids(self.run, self.settings)
@@ -127,7 +152,7 @@ class SystemSource:
         cmd = get(key) if key in COMMANDS else None
         if cmd is None or cmd.argv is None:
             raise SourceError(f"no system command for {key!r}")
-        if cmd.fetch == "run":
+        if cmd.fetch in ("run", "dsmadmc"):
             return cmd.argv(self.settings)
         return cmd.argv(self.settings, self.pids())
 
@@ -148,6 +173,8 @@ class SystemSource:
         if cmd.fetch == "log":
             raise SourceError(f"{key} is a log: read it with read_log")
         try:
+            if cmd.fetch == "dsmadmc":
+                return self.run(cmd.argv(self.settings), self.timeout(key), stdin=self.password())
             return self.run(self.argv(key), self.timeout(key))
         except CommandFailed as e:
             text = e.output + e.stderr

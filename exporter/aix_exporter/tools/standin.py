@@ -47,7 +47,9 @@ def scripts(replay_dir: str, settings: Settings) -> dict:
         return f"exec /bin/cat {shlex.quote(os.path.join(replay_dir, key + '.txt'))}"
 
     for cmd in TABLE:
-        if cmd.fetch == "run":
+        if cmd.fetch in ("run", "dsmadmc"):
+            if cmd.fetch == "dsmadmc" and not settings.tsm.admin_id:
+                continue
             path, *args = cmd.argv(settings)
             cases.setdefault(path, []).append((shlex.quote(" ".join(args)), cat(cmd.key)))
         elif cmd.fetch in ("processes", "per_process"):

@@ -1,0 +1,39 @@
+"""Format rules shared by the dsmadmc queries (``dsmadmc -dataonly=yes -comma``):
+
+* ``-dataonly=yes`` drops the banner and column headings; ``-comma`` separates a row's
+  fields with commas, one row a line (a field that holds a comma comes in double quotes).
+* A query that matches nothing prints ``ANR2034E ... No match found using this criteria.``
+  (and dsmadmc exits 11): an empty answer, not an error.
+* Lines that are ``ANR``/``ANS`` messages are not rows.
+"""
+from __future__ import annotations
+
+import csv
+import re
+
+from . import ParseError, is_digits, text_lines
+
+NO_MATCH_RE = re.compile(r"\bANR2034E\b")
+MESSAGE_RE = re.compile(r"^\s*AN[RS]\d{4}[IWESD]\b")
+
+
+def rows(text: str, command: str, fields: int) -> list:
+    """The rows of a query answer, each a list of ``fields`` strings."""
+    if NO_MATCH_RE.search(text or ""):
+        return []
+    lines = text_lines(text, command)
+    out = []
+    for no, line in enumerate(lines, 1):
+        if not line.strip() or MESSAGE_RE.match(line):
+            continue
+        row = next(csv.reader([line]))
+        if len(row) != fields:
+            raise ParseError(f"{command}: expected {fields} comma-separated fields", no, line)
+        out.append([f.strip() for f in row])
+    return out
+
+
+def whole(token: str, command: str, line: str) -> int:
+    if not is_digits(token):
+        raise ParseError(f"{command}: {token!r} is not a whole number", 0, line)
+    return int(token)

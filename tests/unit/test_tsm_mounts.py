@@ -1,0 +1,26 @@
+"""dsmadmc query mount: ANR8329I/ANR8330I/ANR8331I mounts per drive, ANR8379I waiting, no mount."""
+import pytest
+
+from aix_exporter.collectors.tsm_server import families_from
+from aix_exporter.parsers import ParseError, tsm_mounts
+from tests.conftest import fixture_text
+from tests.unit.helpers import samples
+
+
+def test_mounts_per_drive_and_waiting():
+    mounts = tsm_mounts.parse(fixture_text("tsm_mounts", "four-drives-one-waiting.txt"))
+    assert [(m.msgid, m.drive, m.device, m.status, m.access) for m in mounts] == [
+        ("ANR8330I", "DRIVE1", "/dev/rmt1", "IN USE", "R/W"), ("ANR8329I", "DRIVE2", "/dev/rmt2", "IDLE", "R/W"),
+        ("ANR8331I", "DRIVE3", "/dev/rmt3", "DISMOUNTING", "R/O"), ("ANR8379I", "", "", "WAITING FOR VOLUME", "")]
+    m = samples(families_from([], [], mounts, []))
+    assert m[("aix_tsm_drive_mount_info", (("device", "/dev/rmt1"), ("drive", "DRIVE1"), ("status", "in_use")))] == 1
+    assert m[("aix_tsm_mounts", ())] == 4 and m[("aix_tsm_mounts_waiting", ())] == 1
+
+
+def test_no_mount():
+    assert tsm_mounts.parse(fixture_text("tsm_mounts", "no-mount.txt")) == []
+
+
+def test_an_unknown_line_is_named():
+    with pytest.raises(ParseError, match="not a mount message"):
+        tsm_mounts.parse("ANR8330I LTO volume A1 is somewhere else\n")
