@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                "                        a replay directory or an OpenMetrics history from the simulator\n"
                "                        (aix-exporter simulate --help)\n"
                "  aix-exporter import nmon [--tz ZONE] (--out HISTORY.om | --tsdb DIR) FILE...\n"
-               "                        nmon recordings as Prometheus history on the exporter's metric names\n\n"
+               "                        nmon recordings as Prometheus history on the exporter's metric names\n"
+               "  aix-exporter report --prometheus URL --instance INST (--auto | --before A..B --after C..D) --out F\n"
+               "                        a before/after report (HTML, Markdown or CSV) of one LPAR\n\n"
                "Every collector has --collector.NAME and --no-collector.NAME (listed above).")
     p.add_argument("--web.listen-address", dest="listen", default=DEFAULT_ADDRESS,
                    help=f"address to listen on (default {DEFAULT_ADDRESS})")
@@ -109,6 +111,9 @@ def selected_collectors(args, settings, source) -> list:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "report":
+        from .report.cli import main as report_main
+        return report_main(argv[1:])
     if argv and argv[0] == "import":
         from .tools.nmon_import import main as import_main
         return import_main(argv[1:])

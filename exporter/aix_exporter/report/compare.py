@@ -1,0 +1,272 @@
+"""Before/after comparison of one LPAR from Prometheus: the windows, the key figures of each,
+their ratios, and a verdict. Works the same on live exporter data and on imported nmon
+history (the metric names are the same; figures a recording lacks are "n/a").
+
+Windows are absolute (``--before FROM..TO --after FROM..TO``), or found from the data
+(``--auto``): the last run of 4 KB regime (``aix:regime_16m:bool`` = 0) and the 16 MB run
+that follows it, each trimmed by a margin so restarts and warm-up do not count.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+MIB = 1 << 20
+GIB = 1 << 30
+
+
+class ReportError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    title: str
+    unit: str
+    better: str          # "higher", "lower" or "" (no direction: a fact, not a score)
+    expr: str            # PromQL with {sel}, {d} (window length) and {e} (window end, for @)
+    digits: int = 1
+
+
+# {sel}: the instance selector; [{d}] @ {e}: the window (length, end). One per figure.
+FIGURES = (
+    Figure("tape", "Tape throughput, read + written", "MiB/s", "higher",
+           "(sum(rate(aix_tape_read_bytes_total{{{sel}}}[{d}] @ {e})) + sum(rate(aix_tape_written_bytes_total{{{sel}}}[{d}] @ {e}))) / 1048576"),
+    Figure("transfers", "Tape transfers", "/s", "higher",
+           "sum(avg_over_time(aix_tape_transfers_per_second{{{sel}}}[{d}] @ {e}))", 0),
+    Figure("user", "User CPU", "%", "", "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"user\"}}[{d}] @ {e})) * 100"),
+    Figure("sys", "System CPU", "%", "lower", "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"sys\"}}[{d}] @ {e})) * 100"),
+    Figure("wait", "I/O wait", "%", "lower", "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"wait\"}}[{d}] @ {e})) * 100"),
+    Figure("sys_per_user", "System / user CPU", "x", "lower",
+           "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"sys\"}}[{d}] @ {e})) / avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"user\"}}[{d}] @ {e}))", 2),
+    Figure("cpu_per_gib", "CPU seconds per GiB moved to tape", "s/GiB", "lower",
+           "avg(avg_over_time(aix_vmstat_physical_cpus_consumed{{{sel}}}[{d}] @ {e})) * {secs} / ((sum(increase(aix_tape_read_bytes_total{{{sel}}}[{d}] @ {e})) + sum(increase(aix_tape_written_bytes_total{{{sel}}}[{d}] @ {e}))) / 1073741824)", 3),
+    Figure("pin_miss", "pin_seg_range lock miss ratio", "", "lower",
+           "max(avg_over_time(aix_splat_function_miss_ratio{{{sel},function=~\"\\\\.?pin_seg_range\"}}[{d}] @ {e}))", 4),
+    Figure("mem_4k", "Memory in 4 KB pages", "GiB", "",
+           "avg(avg_over_time(aix_memory_page_inuse_bytes{{{sel},psize=\"4K\"}}[{d}] @ {e})) / 1073741824"),
+    Figure("mem_16m", "Memory in 16 MB pages", "GiB", "",
+           "avg(avg_over_time(aix_memory_page_inuse_bytes{{{sel},psize=\"16M\"}}[{d}] @ {e})) / 1073741824"),
+    Figure("lgpg_regions", "lgpg_regions (16 MB pages configured)", "", "",
+           "max(last_over_time(aix_vmo_tunable{{{sel},tunable=\"lgpg_regions\",setting=\"current\"}}[{d}] @ {e}))", 0),
+)
+# time series plotted across both windows
+SERIES = {
+    "tape": ("Tape MiB/s (read + written)",
+             "(sum(rate(aix_tape_read_bytes_total{{{sel}}}[5m])) + sum(rate(aix_tape_written_bytes_total{{{sel}}}[5m]))) / 1048576"),
+    "cpu": ("CPU %: user and system",
+            "avg by (mode) (aix_vmstat_cpu_ratio{{{sel},mode=~\"user|sys\"}}) * 100"),
+    "pin_miss": ("pin_seg_range miss ratio",
+                 "max(aix_splat_function_miss_ratio{{{sel},function=~\"\\\\.?pin_seg_range\"}})"),
+    "pool": ("16 MB pages: configured, in use, free",
+             "label_replace(aix:large_pages_configured:count{{{sel}}}, \"what\", \"configured\", \"\", \"\") "
+             "or label_replace(sum by (instance) (aix_vmstat_large_pages_active{{{sel}}}), \"what\", \"in use\", \"\", \"\") "
+             "or label_replace(sum by (instance) (aix_vmstat_large_pages_free{{{sel}}}), \"what\", \"free\", \"\", \"\")"),
+}
+
+
+@dataclass
+class Window:
+    start: float
+    end: float
+
+    @property
+    def seconds(self) -> int:
+        return max(60, int(self.end - self.start))
+
+    def label(self) -> str:
+        f = lambda t: dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        return f"{f(self.start)} .. {f(self.end)}"
+
+
+@dataclass
+class Row:
+    figure: Figure
+    before: Optional[float]
+    after: Optional[float]
+
+    @property
+    def ratio(self) -> Optional[float]:
+        if self.before is None or self.after is None:
+            return None
+        if self.before == 0:
+            return None
+        return self.after / self.before
+
+    @property
+    def ratio_text(self) -> str:
+        if self.before is None or self.after is None:
+            return "n/a"
+        if self.before == 0:
+            return "new" if self.after else "-"
+        return f"{self.ratio:.2f}"
+
+    @property
+    def verdict(self) -> str:
+        """better, worse or same (within 5 %), by the figure's good direction."""
+        r = self.ratio
+        if not self.figure.better or r is None:
+            return ""
+        if abs(r - 1) < 0.05:
+            return "same"
+        up = r > 1
+        return "better" if up == (self.figure.better == "higher") else "worse"
+
+    def fmt(self, v: Optional[float]) -> str:
+        return "n/a" if v is None else f"{v:,.{self.figure.digits}f}"
+
+
+@dataclass
+class Comparison:
+    instance: str
+    before: Window
+    after: Window
+    rows: list
+    change_at: Optional[float] = None          # end of the last 4 KB run (--auto)
+    series: dict = field(default_factory=dict)  # key -> (title, [(label, [(t, v)])])
+
+    def row(self, key: str) -> Row:
+        return next(r for r in self.rows if r.figure.key == key)
+
+    def verdict(self) -> str:
+        """A short verdict in words, from the rows that have a direction."""
+        parts = []
+        tape = self.row("tape")
+        if tape.ratio is not None:
+            parts.append(f"Tape throughput went from {tape.fmt(tape.before)} to {tape.fmt(tape.after)} MiB/s "
+                         f"({tape.ratio:.2f}x).")
+        user, sys_ = self.row("user"), self.row("sys")
+        if user.ratio is not None and sys_.before is not None and sys_.after is not None:
+            parts.append(f"User CPU {user.ratio:.1f}x; system CPU from {sys_.fmt(sys_.before)} % to "
+                         f"{sys_.fmt(sys_.after)} %.")
+        pin = self.row("pin_miss")
+        if pin.before is not None and pin.after is not None:
+            parts.append(f"The pin_seg_range lock missed {pin.before:.0%} of its acquisitions before and "
+                         f"{pin.after:.1%} after.")
+        better = [r.figure.title for r in self.rows if r.verdict == "better"]
+        worse = [r.figure.title for r in self.rows if r.verdict == "worse"]
+        if better and not worse:
+            parts.append("Every figure with a direction improved: the change helped.")
+        elif worse and not better:
+            parts.append(f"Worse: {', '.join(worse)}. The change did not help.")
+        elif better or worse:
+            parts.append(f"Better: {', '.join(better)}. Worse: {', '.join(worse)}.")
+        else:
+            parts.append("No figure with a direction has data in both windows.")
+        return " ".join(parts)
+
+
+class Prometheus:
+    def __init__(self, url: str, timeout: float = 60.0):
+        self.url, self.timeout = url.rstrip("/"), timeout
+
+    def _get(self, path: str, params: dict) -> list:
+        q = urllib.parse.urlencode(params)
+        try:
+            with urllib.request.urlopen(f"{self.url}{path}?{q}", timeout=self.timeout) as r:
+                body = json.load(r)
+        except Exception as e:   # urllib's many errors: one line for the user
+            raise ReportError(f"{self.url}: {type(e).__name__}: {e}") from None
+        if body.get("status") != "success":
+            raise ReportError(f"{self.url}: {body.get('error', body)}")
+        return body["data"]["result"]
+
+    def scalar(self, expr: str, at: float) -> Optional[float]:
+        res = self._get("/api/v1/query", {"query": expr, "time": f"{at:.3f}"})
+        if not res:
+            return None
+        v = float(res[0]["value"][1])
+        return None if math.isnan(v) or math.isinf(v) else v
+
+    def range(self, expr: str, start: float, end: float, step: int) -> list:
+        return self._get("/api/v1/query_range", {"query": expr, "start": f"{start:.0f}", "end": f"{end:.0f}",
+                                                 "step": str(step)})
+
+
+def selector(instance: str) -> str:
+    return f'instance="{instance}"'
+
+
+def find_regimes(prom: Prometheus, instance: str, start: float, end: float, margin: float = 600.0) -> tuple:
+    """(before, after, change_at) from aix:regime_16m:bool: the last 4 KB run before the
+    last 16 MB run. ``margin`` seconds are cut from both runs' edges (restart, warm-up)."""
+    step = 60
+    res = prom.range(f"aix:regime_16m:bool{{{selector(instance)}}}", start, end, step)
+    if not res:
+        raise ReportError(f"no aix:regime_16m:bool for instance {instance!r} between the given times: are the "
+                          "recording rules loaded and backfilled?")
+    points = sorted((float(t), float(v)) for t, v in res[0]["values"])
+    runs = []   # [regime, first t, last t]
+    for t, v in points:
+        if runs and runs[-1][0] == v and t - runs[-1][2] <= 3 * step:
+            runs[-1][2] = t
+        else:
+            runs.append([v, t, t])
+    last16 = max((i for i, r in enumerate(runs) if r[0] == 1), default=None)
+    last4 = max((i for i, r in enumerate(runs[:last16] if last16 is not None else []) if r[0] == 0), default=None)
+    if last16 is None or last4 is None:
+        raise ReportError(f"no change from 4 KB to 16 MB pages found for {instance!r}; give --before and --after")
+    b, a = runs[last4], runs[last16]
+    before = Window(b[1] + margin, b[2] - margin) if b[2] - b[1] > 3 * margin else Window(b[1], b[2])
+    after = Window(a[1] + margin, a[2] - margin) if a[2] - a[1] > 3 * margin else Window(a[1], a[2])
+    return before, after, b[2]
+
+
+def compare(prom: Prometheus, instance: str, before: Window, after: Window, change_at: Optional[float] = None,
+            progress: Optional[Callable] = None, plots: bool = True) -> Comparison:
+    sel = selector(instance)
+    rows = []
+    for i, fig in enumerate(FIGURES, 1):
+        vals = []
+        for w in (before, after):
+            expr = fig.expr.format(sel=sel, d=f"{w.seconds}s", e=f"{w.end:.0f}", secs=w.seconds)
+            vals.append(prom.scalar(expr, w.end))
+        rows.append(Row(fig, *vals))
+        if progress:
+            progress(f"figure {i}/{len(FIGURES)}: {fig.title}")
+    cmp = Comparison(instance, before, after, rows, change_at)
+    if plots:
+        start, end = min(before.start, after.start), max(before.end, after.end)
+        step = max(60, int((end - start) / 400))
+        for key, (title, expr) in SERIES.items():
+            res = prom.range(expr.format(sel=sel), start, end, step)
+            lines = []
+            for r in res:
+                label = r["metric"].get("mode") or r["metric"].get("what") or key
+                lines.append((label, [(float(t), float(v)) for t, v in r["values"]]))
+            cmp.series[key] = (title, lines)
+            if progress:
+                progress(f"series: {title}")
+    return cmp
+
+
+def parse_window(text: str) -> Window:
+    """'FROM..TO' with each end an ISO date-time (UTC unless it names a zone) or a Unix time."""
+    if ".." not in text:
+        raise ReportError(f"window {text!r}: expected FROM..TO")
+    a, b = text.split("..", 1)
+
+    def when(s: str) -> float:
+        s = s.strip()
+        try:
+            return float(s)
+        except ValueError:
+            pass
+        try:
+            d = dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
+        except ValueError:
+            raise ReportError(f"{s!r}: not a date-time (2026-11-20T08:00, 2026-11-20 08:00+01:00) "
+                              "or a Unix time") from None
+        if d.tzinfo is None:
+            d = d.replace(tzinfo=dt.timezone.utc)
+        return d.timestamp()
+    w = Window(when(a), when(b))
+    if w.end <= w.start:
+        raise ReportError(f"window {text!r}: its end is not after its start")
+    return w
