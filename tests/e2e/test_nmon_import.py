@@ -93,3 +93,57 @@ def test_imported_nmon_history_feeds_rules_and_dashboards(tmp_path):
         assert checked >= 6, checked
     finally:
         stop(p.proc)
+
+
+def _day(host, date, hours, user, sys_, frames, free):
+    """A day of an nmon recording in the real format: hourly snapshots, CPU_ALL and MEMPAGES16MB."""
+    head = [f"AAA,progname,topas_nmon", f"AAA,host,{host}", f"AAA,date,{date}",
+            "CPU_ALL,CPU Total,User%,Sys%,Wait%,Idle%,Busy,PhysicalCPUs",
+            "LPAR,Logical Partition,PhysicalCPU,virtualCPUs,logicalCPUs,poolCPUs,entitled",
+            "MEMPAGES16MB,MemoryPages,numframes,numfrb,pgexct,pageins,pageouts,pgspgins,pgspgouts"]
+    rows = []
+    for i, h in enumerate(hours, 1):
+        rows += [f"ZZZZ,T{i:04d},{h:02d}:00:00,{date}", f"CPU_ALL,T{i:04d},{user},{sys_},1.0,{100 - user - sys_ - 1},,8",
+                 f"LPAR,T{i:04d},{(user + sys_) / 100 * 8:.3f},8,32,16,4.00",
+                 f"MEMPAGES16MB,T{i:04d},{frames},{free},0,0,0,0,0"]
+    return "\n".join(head + rows) + "\n"
+
+
+def test_report_on_imported_nmon_history_finds_the_large_page_change(tmp_path):
+    """Two days of nmon: 4 KB pages the first (no 16 MB frames), 16 MB pages the second; the
+    regime rule falls back to the LPAR's 16 MB pages, and the report compares the two days."""
+    promtool = need("promtool")
+    (tmp_path / "d1.nmon").write_text(_day("tsmnm01", "02-NOV-2026", range(0, 24), 3.0, 15.0, 0, 0))
+    (tmp_path / "d2.nmon").write_text(_day("tsmnm01", "03-NOV-2026", range(0, 24), 28.0, 12.0, 160, 40))
+    tsdb = tmp_path / "tsdb"
+    subprocess.run([sys.executable, "-m", "aix_exporter.cli", "import", "nmon", "--tz", "UTC", "--tsdb", str(tsdb),
+                    str(tmp_path / "d2.nmon"), str(tmp_path / "d1.nmon")], check=True, capture_output=True, env=env(),
+                   timeout=300)
+    rules = str(ROOT / "alerts" / "aix-rules.yml")
+    cfg = f"global:\n  scrape_interval: 60s\n  evaluation_interval: 60s\nrule_files:\n  - {rules}\n"
+    start, end = 1793577600, 1793746800          # 2026-11-02 00:00 .. 2026-11-03 23:00 UTC
+    first = start_prometheus(tmp_path, cfg, tsdb=tsdb, retention="30y")
+    subprocess.run([promtool, "tsdb", "create-blocks-from", "rules", "--start", str(start), "--end", str(end + 60),
+                    "--url", first.url, "--eval-interval", "60s", "--output-dir", str(tmp_path / "rb"), rules],
+                   check=True, capture_output=True, timeout=600)
+    stop(first.proc)
+    for block in (tmp_path / "rb").iterdir():
+        block.rename(tsdb / block.name)
+    p = start_prometheus(tmp_path, cfg, tsdb=tsdb, retention="30y")
+    try:
+        out = tmp_path / "r.csv"
+        r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "report", "--prometheus", p.url, "--instance",
+                            "tsmnm01:10990", "--auto", "--end", str(end + 60), "--lookback", "3d", "--format", "csv",
+                            "--out", str(out)], capture_output=True, text=True, env=env(), timeout=300)
+        assert r.returncode == 0, r.stderr
+        import csv
+        rows = {row["figure"]: row for row in csv.DictReader(out.open())}
+        assert float(rows["user"]["before"]) == pytest.approx(3.0) and float(rows["user"]["after"]) == pytest.approx(28.0)
+        assert rows["sys_per_user"]["verdict"] == "better"
+        assert rows["tape"]["ratio"] == "n/a"   # not in a recording
+        assert float(rows["mem_16m"]["after"]) == pytest.approx(120 * 16 / 1024)
+        # the windows: day 1 up to its last snapshot (23:00, less the margin), day 2 from its first (00:00)
+        assert rows["user"]["before_window"].split("..")[1].strip().startswith("2026-11-02 2")
+        assert rows["user"]["after_window"].split("..")[0].strip().startswith("2026-11-03 00:")
+    finally:
+        stop(p.proc)

@@ -202,9 +202,9 @@ def find_regimes(prom: Prometheus, instance: str, start: float, end: float, marg
         raise ReportError(f"no aix:regime_16m:bool for instance {instance!r} between the given times: are the "
                           "recording rules loaded and backfilled?")
     points = sorted((float(t), float(v)) for t, v in res[0]["values"])
-    runs = []   # [regime, first t, last t]
-    for t, v in points:
-        if runs and runs[-1][0] == v and t - runs[-1][2] <= 3 * step:
+    runs = []   # [regime, first t, last t]: a regime lasts until another one is seen (gaps in the
+    for t, v in points:   # data, such as hourly nmon snapshots or a restart, do not end it)
+        if runs and runs[-1][0] == v:
             runs[-1][2] = t
         else:
             runs.append([v, t, t])
