@@ -33,9 +33,10 @@
           { record: 'aix:tape_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m]))' % [S, S] },
           { record: 'aix:tape_busy:ratio5m', expr: 'avg_over_time(aix_tape_busy_ratio{%s}[5m])' % S },
           // 1 while the workload runs with 16 MB pages, 0 with 4 KB: from the monitored processes'
-          // 16 MB use (svmon -P); absent while they are down; for history without process
+          // 16 MB use (svmon -P; the last 2 minutes only, so backfilled history, which has no
+          // staleness markers, ends a run when the server stops); absent while they are down; for history without process
           // figures (nmon imports), from the LPAR's 16 MB pages in use.
-          { record: 'aix:regime_16m:bool', expr: '(max by (instance, job) (aix_process_inuse_bytes{%s,psize="16M"}) > bool 0) or on (instance, job) (max by (instance, job) (aix_process_total_inuse_bytes{%s}) * 0) or on (instance, job) ((max by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="16M"}) > bool 0) unless on (instance, job) aix_process_monitored{%s})' % [S, S, S, S] },
+          { record: 'aix:regime_16m:bool', expr: '(max by (instance, job) (last_over_time(aix_process_inuse_bytes{%s,psize="16M"}[2m])) > bool 0) or on (instance, job) (max by (instance, job) (last_over_time(aix_process_total_inuse_bytes{%s}[2m])) * 0) or on (instance, job) ((max by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="16M"}) > bool 0) unless on (instance, job) aix_process_monitored{%s})' % [S, S, S, S] },
           { record: 'aix:pin_lock_miss:ratio', expr: 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % S },
         ],
       },
