@@ -37,3 +37,13 @@ def whole(token: str, command: str, line: str) -> int:
     if not is_digits(token):
         raise ParseError(f"{command}: {token!r} is not a whole number", 0, line)
     return int(token)
+
+
+def records(text: str, command: str, cls, kinds: str) -> list:
+    """Rows as ``cls`` instances; ``kinds`` names each field's type in order: ``i`` a whole
+    number (an empty sum counts 0), ``s`` text (an empty name is '-')."""
+    out = []
+    for row in rows(text, command, len(kinds)):
+        line = ",".join(row)
+        out.append(cls(*(whole(v or "0", command, line) if k == "i" else (v or "-") for k, v in zip(kinds, row))))
+    return out

@@ -21,9 +21,4 @@ class ServerProcess:
 
 
 def parse(text: str) -> list:
-    out = []
-    for num, process, nbytes, files in dsmadmc.rows(text, COMMAND, 4):
-        line = ",".join((num, process, nbytes, files))
-        out.append(ServerProcess(dsmadmc.whole(num, COMMAND, line), process, dsmadmc.whole(nbytes, COMMAND, line),
-                                 dsmadmc.whole(files, COMMAND, line)))
-    return out
+    return dsmadmc.records(text, COMMAND, ServerProcess, "isii")

@@ -21,9 +21,4 @@ class Session:
 
 
 def parse(text: str) -> list:
-    out = []
-    for sid, client, sent, received in dsmadmc.rows(text, COMMAND, 4):
-        line = ",".join((sid, client, sent, received))
-        out.append(Session(dsmadmc.whole(sid, COMMAND, line), client or "-",
-                           dsmadmc.whole(sent, COMMAND, line), dsmadmc.whole(received, COMMAND, line)))
-    return out
+    return dsmadmc.records(text, COMMAND, Session, "isii")

@@ -21,8 +21,4 @@ class Activity:
 
 
 def parse(text: str) -> list:
-    out = []
-    for activity, nbytes, count in dsmadmc.rows(text, COMMAND, 3):
-        line = ",".join((activity, nbytes, count))
-        out.append(Activity(activity, dsmadmc.whole(nbytes or "0", COMMAND, line), dsmadmc.whole(count, COMMAND, line)))
-    return out
+    return dsmadmc.records(text, COMMAND, Activity, "sii")
