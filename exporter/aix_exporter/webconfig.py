@@ -151,6 +151,9 @@ def _load(path: str) -> WebConfig:
             raise ConfigError(f"{path}: client_auth_type {auth!r} is not one of {', '.join(_CLIENT_AUTH)}")
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.minimum_version = _VERSIONS.get(tls.get("min_version", "TLS12"), None) or _bad(path, "min_version", tls)
+        for key in ("cert_file", "key_file", "client_ca_file"):
+            if tls.get(key) and not os.path.isfile(rel(tls[key])):
+                raise ConfigError(f"{path}: tls_server_config.{key}: {rel(tls[key])} does not exist")
         try:
             ctx.load_cert_chain(rel(tls["cert_file"]), rel(tls["key_file"]))
             if tls.get("client_ca_file"):

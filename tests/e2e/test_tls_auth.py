@@ -109,7 +109,7 @@ def test_tls_client_certificate_required(pki, tmp_path):
 
 
 @pytest.mark.parametrize("text,message", [
-    ("tls_server_config:\n  cert_file: /nope.crt\n  key_file: /nope.key\n", "cannot load TLS files"),
+    ("tls_server_config:\n  cert_file: /nope.crt\n  key_file: /nope.key\n", "cert_file: /nope.crt does not exist"),
     ("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Maybe\n", "client_auth_type"),
     ("basic_auth_users:\n  bob: plaintext\n", "expected a bcrypt hash"),
     ("listen: 1\n", "unknown key"),
