@@ -8,9 +8,9 @@ import pytest
 
 from aix_exporter.commands import TABLE
 from aix_exporter.parsers import ParseError, svmon_p, vmstat
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, corpus_or_skip
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+pytestmark = corpus_or_skip(CORPUS, "../shared/corpus")
 
 # corpus folder -> parser, from the command table (the one place corpus names are mapped)
 FAMILIES = {folder: c.parse for c in TABLE for folder in c.corpus}

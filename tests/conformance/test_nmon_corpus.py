@@ -6,11 +6,11 @@ import datetime as dt
 import pytest
 
 from aix_exporter.tools.nmon_import import run_import
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, corpus_or_skip
 from tests.unit.test_nmon import om_samples
 
 RECORDING = CORPUS / "nmon" / "adejoux-nmon2influxdb-aixlpar-aix713.nmon.gz"
-pytestmark = pytest.mark.skipif(not RECORDING.is_file(), reason="../shared/corpus/nmon not present")
+pytestmark = corpus_or_skip(RECORDING, "../shared/corpus/nmon")
 I = 'instance="aixlpar:10990",job="aix"'
 
 

@@ -83,3 +83,13 @@ def test_simulate_out_writes_a_replay_directory_that_replays(tmp_path):
     assert all(f'aix_exporter_collector_success{{collector="{c}"}} 1.0' in out
                for c in ("vmstat", "memory", "vmo", "process", "ldr_cntrl", "splat", "tape", "tsm", "tsm_server"))
     assert 'aix_process_large_page_info{command="dsmserv",mode="N",pid="2687182"} 1.0' in out   # 4 KB regime at 2 h
+
+
+def test_cpu_collector_maps_each_psutil_field_to_its_mode(monkeypatch):
+    import collections
+    import psutil
+    Times = collections.namedtuple("Times", "user system idle iowait")
+    monkeypatch.setattr(psutil, "cpu_times", lambda: Times(11.0, 22.0, 33.0, 44.0))
+    m = samples(CpuCollector().collect(None))
+    assert m == {("aix_cpu_seconds_total", (("mode", "user"),)): 11.0, ("aix_cpu_seconds_total", (("mode", "sys"),)): 22.0,
+                 ("aix_cpu_seconds_total", (("mode", "idle"),)): 33.0, ("aix_cpu_seconds_total", (("mode", "wait"),)): 44.0}

@@ -207,3 +207,16 @@ def test_state_save_on_a_full_disk_leaves_no_temp_file(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         c._save()
     assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_each_severity_letter_is_counted_as_itself(tmp_path):
+    """I is not counted; W, E, S and D are, each under its own severity label."""
+    d = tmp_path / "replay"
+    d.mkdir()
+    (d / "tsm_actlog.txt").write_text("".join(
+        f"11/19/2026 00:00:0{n}  ANR000{n}{sev} message\n" for n, sev in enumerate("IWESD", 1)))
+    m = samples(TsmCollector(_settings(tmp_path, state=False)).collect(ReplaySource(str(d))))
+    got = {k[1]: v for k, v in m.items() if k[0] == "aix_tsm_messages_total" and not k[1][0][1].startswith("ANR03")
+           and not k[1][0][1].startswith("ANR99")}
+    assert got == {(("msgid", "ANR0002W"), ("severity", "W")): 1, (("msgid", "ANR0003E"), ("severity", "E")): 1,
+                   (("msgid", "ANR0004S"), ("severity", "S")): 1, (("msgid", "ANR0005D"), ("severity", "D")): 1}

@@ -1,0 +1,43 @@
+"""The OpenMetrics writer behind `simulate --openmetrics` and `import nmon`: timestamps in
+seconds, each series together and in time order under one family header, repeats dropped."""
+from aix_exporter.tools.openmetrics import Writer, fmt_labels, fmt_value
+
+
+def test_series_grouped_in_time_order_with_second_timestamps(tmp_path):
+    out = tmp_path / "h.om"
+    with Writer() as w:
+        for t in (100.0, 160.0, 220.0):   # snapshots in time order, series interleaved
+            w.add("aix_vmstat_cpu_ratio", "gauge", "CPU.", "aix_vmstat_cpu_ratio", {"mode": "user", "job": "aix"}, t / 1000, t)
+            w.add("aix_vmstat_cpu_ratio", "gauge", "CPU.", "aix_vmstat_cpu_ratio", {"mode": "sys", "job": "aix"}, 0.5, t)
+            w.add("aix_tape_read_bytes", "counter", "Bytes.", "aix_tape_read_bytes_total", {"device": "rmt0"}, t * 1024, t)
+        w.add("aix_vmstat_cpu_ratio", "gauge", "CPU.", "aix_vmstat_cpu_ratio", {"mode": "user", "job": "aix"}, 9, 160.0)
+        assert w.close(str(out)) == 9 and w.dropped == 1 and (w.first, w.last) == (100.0, 220.0)
+    assert out.read_text().splitlines() == [
+        "# TYPE aix_vmstat_cpu_ratio gauge", "# HELP aix_vmstat_cpu_ratio CPU.",
+        'aix_vmstat_cpu_ratio{job="aix",mode="user"} 0.1 100.000',
+        'aix_vmstat_cpu_ratio{job="aix",mode="user"} 0.16 160.000',
+        'aix_vmstat_cpu_ratio{job="aix",mode="user"} 0.22 220.000',
+        'aix_vmstat_cpu_ratio{job="aix",mode="sys"} 0.5 100.000',
+        'aix_vmstat_cpu_ratio{job="aix",mode="sys"} 0.5 160.000',
+        'aix_vmstat_cpu_ratio{job="aix",mode="sys"} 0.5 220.000',
+        "# TYPE aix_tape_read_bytes counter", "# HELP aix_tape_read_bytes Bytes.",
+        'aix_tape_read_bytes_total{device="rmt0"} 102400 100.000',
+        'aix_tape_read_bytes_total{device="rmt0"} 163840 160.000',
+        'aix_tape_read_bytes_total{device="rmt0"} 225280 220.000',
+        "# EOF"]
+
+
+def test_values_and_labels_are_escaped_and_exact():
+    assert fmt_value(2**40) == "1099511627776" and fmt_value(2**53) == "9007199254740992.0" and fmt_value(0.1) == "0.1" and fmt_value(float("nan")) == "NaN"
+    assert fmt_value(1e16) == "1e+16" and fmt_value(float("inf")) == "+Inf"
+    assert fmt_labels({"b": 'a"b', "a": "x\\y\nz"}) == '{a="x\\\\y\\nz",b="a\\"b"}'
+
+
+def test_the_spool_directory_is_removed_even_on_error(tmp_path):
+    import os
+    w = Writer()
+    w.add("m", "gauge", "h", "m", {}, 1, 1.0)
+    spool = w._dir
+    with w:
+        pass
+    assert not os.path.exists(spool)
