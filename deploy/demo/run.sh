@@ -77,6 +77,9 @@ sys.exit(f"not ready after 90 s: {url}")
 PYEOF
 }
 
+wait_ready "http://127.0.0.1:$PORT/" "${PIDS[0]}" || { cat "$DIR/exporter-tsmsrv01.log" >&2; exit 1; }
+wait_ready "http://127.0.0.1:$PORT2/" "${PIDS[1]}" || { cat "$DIR/exporter-tsmsrv02.log" >&2; exit 1; }
+
 if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then
     RULES="$ROOT/alerts/aix-rules.yml $ROOT/alerts/demo-fast-rules.yml"
     rm -rf "$DIR/tsdb" "$DIR/rule-blocks" && mkdir -p "$DIR/tsdb"

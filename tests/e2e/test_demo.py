@@ -30,7 +30,20 @@ def test_demo_tells_one_story(tmp_path):
     need("promtool")
     if sys.prefix == sys.base_prefix:
         pytest.skip("not in a virtual environment: the demo would install into this Python (bash tests/run.sh uses one)")
-    base, prom = free_port(), free_port()
+    import socket
+
+    def pair():   # two consecutive free ports: the demo's exporters use DEMO_PORT and DEMO_PORT + 1
+        for _ in range(50):
+            base = free_port()
+            try:
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", base + 1))
+                return base
+            except OSError:
+                continue
+        raise AssertionError("no two consecutive free ports")
+    base = pair()
+    prom = free_port()
     while prom in (base, base + 1):
         prom = free_port()
     env = {**os.environ, "AIX_EXPORTER_VENV": sys.prefix, "DEMO_PORT": str(base), "DEMO_PROM_PORT": str(prom),
