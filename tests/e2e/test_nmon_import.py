@@ -142,6 +142,17 @@ def test_report_on_imported_nmon_history_finds_the_large_page_change(tmp_path):
         assert rows["sys_per_user"]["verdict"] == "better"
         assert rows["tape"]["ratio"] == "n/a"   # not in a recording
         assert float(rows["mem_16m"]["after"]) == pytest.approx(120 * 16 / 1024)
+        # the regime dashboard's table on the same history: its columns are the two days
+        from tests.unit.test_dashboards import dashboards
+        table = dashboards()["aix-before-after.json"]["panels"][0]
+
+        def column(k):
+            expr = substitute(table["targets"][k]["expr"]).replace('=~".*"', '=~"tsmnm01:10990"').replace("[8h:", "[48h:")
+            q = urllib.parse.urlencode({"query": expr, "time": str(end + 60)})
+            with urllib.request.urlopen(f"{p.url}/api/v1/query?{q}", timeout=60) as resp:
+                return {x["metric"]["figure"]: float(x["value"][1]) for x in json.load(resp)["data"]["result"]}
+        assert column(0)["3 User CPU (%)"] == pytest.approx(3.0) and column(1)["3 User CPU (%)"] == pytest.approx(28.0)
+        assert column(2)["6 System / user CPU"] == pytest.approx((12 / 28) / (15 / 3))
         # the windows: day 1 up to its last snapshot (23:00, less the margin), day 2 from its first (00:00)
         assert rows["user"]["before_window"].split("..")[1].strip().startswith("2026-11-02 2")
         assert rows["user"]["after_window"].split("..")[0].strip().startswith("2026-11-03 00:")
