@@ -3,6 +3,15 @@
   local c = self._config,
   local S = c.aixSelector,
   local L = 16777216,  // bytes per 16 MB page
+  // the large-page regime (1: 16 MB pages, 0: 4 KB): from the monitored processes' 16 MB use
+  // over their last 2 minutes (backfilled history has no staleness markers), absent while
+  // they are down; for history without process figures (nmon imports), from the LPAR's
+  // 16 MB pages in use. Inlined in the per-regime rules: promtool backfills rules that read
+  // raw series only.
+  local regime = '(max by (instance, job) (last_over_time(aix_process_inuse_bytes{%s,psize="16M"}[2m])) > bool 0) or on (instance, job) (max by (instance, job) (last_over_time(aix_process_total_inuse_bytes{%s}[2m])) * 0) or on (instance, job) ((max by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="16M"}) > bool 0) unless on (instance, job) aix_process_monitored{%s})' % [S, S, S, S],
+  // 1, labelled regime="4K" or "16M": a figure multiplied by it carries its regime
+  local regimeLabel = 'label_replace((%s) == 1, "regime", "16M", "", "") or label_replace(((%s) == 0) + 1, "regime", "4K", "", "")' % [regime, regime],
+  local perRegime(record, figure) = { record: record, expr: '(%s) * on (instance, job) group_left (regime) (%s)' % [figure, regimeLabel] },
   local alert(name, severity, expr, forDur, summary, description) = {
     alert: name,
     expr: expr,
@@ -32,11 +41,16 @@
           { record: 'aix:tape_bytes:rate5m', expr: 'rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])' % [S, S] },
           { record: 'aix:tape_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m]))' % [S, S] },
           { record: 'aix:tape_busy:ratio5m', expr: 'avg_over_time(aix_tape_busy_ratio{%s}[5m])' % S },
-          // 1 while the workload runs with 16 MB pages, 0 with 4 KB: from the monitored processes'
-          // 16 MB use (svmon -P; the last 2 minutes only, so backfilled history, which has no
-          // staleness markers, ends a run when the server stops); absent while they are down; for history without process
-          // figures (nmon imports), from the LPAR's 16 MB pages in use.
-          { record: 'aix:regime_16m:bool', expr: '(max by (instance, job) (last_over_time(aix_process_inuse_bytes{%s,psize="16M"}[2m])) > bool 0) or on (instance, job) (max by (instance, job) (last_over_time(aix_process_total_inuse_bytes{%s}[2m])) * 0) or on (instance, job) ((max by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="16M"}) > bool 0) unless on (instance, job) aix_process_monitored{%s})' % [S, S, S, S] },
+          { record: 'aix:regime_16m:bool', expr: regime },
+          // the before/after figures of each minute, labelled with the minute's regime
+          perRegime('aix:regime_tape_bytes:rate5m', 'sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m]))' % [S, S]),
+          perRegime('aix:regime_tape_transfers:rate', 'sum by (instance, job) (aix_tape_transfers_per_second{%s})' % S),
+          perRegime('aix:regime_cpu:ratio', 'avg by (instance, job, mode) (aix_vmstat_cpu_ratio{%s,mode=~"user|sys|wait"})' % S),
+          perRegime('aix:regime_cpu_sys_per_user:ratio', 'avg by (instance, job) (aix_vmstat_cpu_ratio{%s,mode="sys"}) / avg by (instance, job) (aix_vmstat_cpu_ratio{%s,mode="user"})' % [S, S]),
+          perRegime('aix:regime_cpu_seconds_per_tape_gib:ratio', 'avg by (instance, job) (aix_vmstat_physical_cpus_consumed{%s}) / (sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])) / 1073741824)' % [S, S, S]),
+          perRegime('aix:regime_pin_lock_miss:ratio', 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % S),
+          perRegime('aix:regime_memory_inuse:bytes', 'sum by (instance, job, psize) (aix_memory_page_inuse_bytes{%s,psize=~"4K|16M"})' % S),
+          perRegime('aix:regime_lgpg_regions:count', 'max by (instance, job) (aix_vmo_tunable{%s,tunable="lgpg_regions",setting="current"})' % S),
           { record: 'aix:pin_lock_miss:ratio', expr: 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % S },
         ],
       },

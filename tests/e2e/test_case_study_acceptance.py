@@ -61,3 +61,16 @@ def test_tape_busy_and_transfers_are_the_interval_figures(case_study_prometheus)
                      p.end - AFTER)
     assert all(float(r["value"][1]) < 1.3 for r in spread), spread
     assert p.query("aix_tape_transfers_total or aix_tape_busy_seconds_total", p.end) == []
+
+
+def test_per_regime_rules_backfill_and_carry_the_case_study(case_study_prometheus):
+    """The per-regime recording rules, backfilled with promtool, over the whole 8 h: every
+    minute labelled 4K or 16M, so the regimes' averages are the case study's before and after."""
+    p = case_study_prometheus
+    avg = lambda rule, regime: p.scalar(f'avg(avg_over_time({rule}{{regime="{regime}"}}[8h]))', p.end)
+    assert avg("aix:regime_tape_bytes:rate5m", "4K") / 2**20 == pytest.approx(139, rel=0.06)
+    assert avg("aix:regime_tape_bytes:rate5m", "16M") / 2**20 == pytest.approx(378, rel=0.06)
+    assert avg("aix:regime_pin_lock_miss:ratio", "4K") == pytest.approx(0.25, abs=0.02)
+    assert avg("aix:regime_pin_lock_miss:ratio", "16M") < 0.02
+    assert avg("aix:regime_cpu_sys_per_user:ratio", "4K") >= 4
+    assert p.scalar('max_over_time(aix:regime_lgpg_regions:count{regime="16M"}[8h])', p.end) == 160
