@@ -40,8 +40,12 @@ def start_prometheus(tmp, config_text, tsdb=None, extra=(), retention="30d"):
     cfg.write_text(config_text)
     port = free_port()
     data = tsdb or (tmp / "data")
+    # Prometheus logs to a file: a pipe nobody reads fills up (the overlapping-blocks warning after
+    # a rule backfill lists every block) and blocks Prometheus before it is ready.
+    log = open(tmp / f"prometheus-{port}.log", "w")
     proc = start([prom, f"--config.file={cfg}", f"--storage.tsdb.path={data}",
-                  f"--web.listen-address=127.0.0.1:{port}", f"--storage.tsdb.retention.time={retention}", *extra])
+                  f"--web.listen-address=127.0.0.1:{port}", f"--storage.tsdb.retention.time={retention}", *extra],
+                 stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     wait_http(f"{url}/-/ready", timeout=60, proc=proc)
     return Prom(url, proc)

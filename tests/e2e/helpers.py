@@ -49,8 +49,9 @@ def wait_http(url, timeout=30.0, proc=None):
 
 
 def start(argv, **kw):
-    return subprocess.Popen(argv, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, **kw)
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    return subprocess.Popen(argv, env=env(), text=True, start_new_session=True, **kw)
 
 
 def stop(proc):
