@@ -36,7 +36,7 @@ class Command:
     title: str                            # the command as an admin names it (log lines)
     description: str                      # one line: what the command reports
     aix: str                              # what runs on AIX, for people (README)
-    argv: Optional[Callable] = None       # settings[, pids] -> argv list (fetch run/processes/per_process)
+    argv: Optional[Callable] = None       # settings[, pids] -> argv list (fetch run/dsmadmc; processes/per_process with pids)
     fetch: str = "run"
     background: bool = False              # takes an interval: runs on its own schedule on AIX
     runs_for: Optional[Callable] = None   # settings -> seconds the command takes by design (its intervals)
@@ -59,6 +59,16 @@ class Command:
     @property
     def fixture_dir(self) -> str:
         return self.key
+
+
+def _dsmadmc(*query):
+    def argv(s) -> list:
+        q = query[0](s) if callable(query[0]) else list(query)
+        return [s.tsm.dsmadmc_binary, f"-id={s.tsm.admin_id}", "-dataonly=yes", *q]
+    return argv
+
+
+_NO_MATCH = r"\bANR2034E\b"   # a query that matches nothing: dsmadmc exits 11 with this message
 
 
 def _vmo(s) -> list:
@@ -101,17 +111,6 @@ TABLE = (
             seeds_from=("iostat",)),   # no real tape capture exists
     Command("tsm_actlog", "TSM activity log", "TSM activity log messages", "a log file read incrementally, or a dsmadmc query",
             fetch="log", corpus=("tsm-actlog",)),
-)
-def _dsmadmc(*query):
-    def argv(s) -> list:
-        q = query[0](s) if callable(query[0]) else list(query)
-        return [s.tsm.dsmadmc_binary, f"-id={s.tsm.admin_id}", "-dataonly=yes", *q]
-    return argv
-
-
-_NO_MATCH = r"\bANR2034E\b"   # a query that matches nothing: dsmadmc exits 11 with this message
-
-TABLE += (
     Command("tsm_processes", "dsmadmc select from processes", "bytes moved by each running server process",
             "dsmadmc -id=ADMIN -dataonly=yes -comma \"select process_num,process,bytes_processed,files_processed "
             "from processes\" (password on stdin)",
@@ -133,13 +132,6 @@ TABLE += (
             fetch="dsmadmc", exit_ok_if=_NO_MATCH),
 )
 COMMANDS = {c.key: c for c in TABLE}
-
-
-def get(key: str) -> Command:
-    try:
-        return COMMANDS[key]
-    except KeyError:
-        raise KeyError(f"unknown command key {key!r} (known: {', '.join(COMMANDS)})") from None
 
 
 def sources_table() -> str:

@@ -71,6 +71,11 @@ SERIES = {
 }
 
 
+def utc(t: float) -> str:
+    """A Unix time as the report prints it: 2026-11-23 21:30 UTC."""
+    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
 @dataclass
 class Window:
     start: float
@@ -81,8 +86,7 @@ class Window:
         return max(60, int(self.end - self.start))
 
     def label(self) -> str:
-        f = lambda t: dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        return f"{f(self.start)} .. {f(self.end)}"
+        return f"{utc(self.start)} .. {utc(self.end)}"
 
 
 @dataclass

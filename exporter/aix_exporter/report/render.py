@@ -8,13 +8,9 @@ import io
 import os
 
 from .. import __version__
-from .compare import Comparison
+from .compare import Comparison, utc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _utc(t) -> str:
-    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def plots(c: Comparison) -> list:
@@ -57,15 +53,15 @@ def html(c: Comparison, prometheus: str) -> str:
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
     return env.get_template("report.html.j2").render(
         c=c, plots=plots(c), prometheus=prometheus, version=__version__,
-        generated=_utc(dt.datetime.now(dt.timezone.utc).timestamp()),
-        change_at=_utc(c.change_at) if c.change_at else None)
+        generated=utc(dt.datetime.now(dt.timezone.utc).timestamp()),
+        change_at=utc(c.change_at) if c.change_at else None)
 
 
 def markdown(c: Comparison) -> str:
     lines = [f"# Before/after: {c.instance}", "", f"* Base run (before): {c.before.label()}",
              f"* New run (after): {c.after.label()}"]
     if c.change_at:
-        lines.append(f"* Regime change (end of the last 4 KB run): {_utc(c.change_at)}")
+        lines.append(f"* Regime change (end of the last 4 KB run): {utc(c.change_at)}")
     lines += ["", c.verdict(), "", "| figure | unit | before | after | after/before | verdict |",
               "|---|---|---:|---:|---:|---|"]
     for r in c.rows:

@@ -26,10 +26,6 @@ FINGERPRINT = 64       # bytes before the offset kept to recognise the file agai
 MAX_SIBLINGS = 64      # rotated files looked at
 
 
-def _open_regular(path: str):
-    return open_regular(path, "log file")
-
-
 def _read(fh, offset: int, limit: int) -> bytes:
     fh.seek(offset)
     return fh.read(limit)
@@ -51,7 +47,7 @@ def _rest_of_old_file(path: str, position: dict, copy: bool) -> bytes:
     fingerprint = bytes.fromhex(tail_hex) if tail_hex else b""
     for sib in _siblings(path):
         try:
-            fh, st = _open_regular(sib)
+            fh, st = open_regular(sib, "log file")
         except SourceError:
             continue
         with fh:
@@ -69,7 +65,7 @@ def _rest_of_old_file(path: str, position: dict, copy: bool) -> bytes:
 def tail(path: str, position, start_at_end: bool = False):
     """Return (text, new_position). ``position`` None: from the start, or from
     the end when ``start_at_end`` (a fresh exporter does not recount history)."""
-    fh, st = _open_regular(path)
+    fh, st = open_regular(path, "log file")
     with fh:
         before = b""
         if position is None:

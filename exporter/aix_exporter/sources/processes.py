@@ -1,6 +1,7 @@
 """The monitored processes (settings.process.commands): discovered with ps, argv only."""
 from __future__ import annotations
 
+from ..parsers import is_digits
 from . import NotRunning
 
 
@@ -15,7 +16,7 @@ def monitored_pids(run, settings) -> list:
     pids = []
     for line in out.splitlines():
         parts = line.split(None, 1)
-        if len(parts) == 2 and parts[0].isascii() and parts[0].isdigit() and parts[1].strip() in wanted:
+        if len(parts) == 2 and is_digits(parts[0]) and parts[1].strip() in wanted:
             pids.append(parts[0])
     if not pids:
         raise NotRunning(f"none of {', '.join(sorted(wanted))} is running")

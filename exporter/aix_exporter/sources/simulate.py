@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from urllib.parse import parse_qs
 
+from ..config import Settings
 from ..simulate import render
 from ..simulate.model import Model
 from ..simulate.scenarios import get
@@ -45,7 +46,7 @@ class SimulatedSource:
         self.epoch0 = self.wall_start - self.at     # wall time of simulated t = 0
         self.fixed_t = None
         self.name = f"simulate:{arg}"
-        self.interval = settings.tape.interval_seconds if settings is not None else 5
+        self.interval = (settings or Settings()).tape.interval_seconds   # iostat -p INTERVAL 2
 
     def set_time(self, t: float):
         self.fixed_t = t
