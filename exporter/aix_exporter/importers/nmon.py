@@ -36,8 +36,7 @@ from typing import Iterable, Iterator, Optional
 
 from ..parsers import suffixed_number
 
-SNAPSHOT_RE = re.compile(r"^T\d{4,16}$")
-_SNAPSHOT_ID = re.compile(r"T\d{4,16}")
+SNAPSHOT_ID = re.compile(r"T\d{4,16}")   # fullmatch: a snapshot id
 _TIME_RE = re.compile(r"^(\d{1,2}):(\d\d):(\d\d)$")
 _MONTHS = {m: i for i, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT",
                                        "NOV", "DEC"), 1)}
@@ -83,22 +82,25 @@ EVENT_COUNTERS = {
     "pgspgins": "aix_memory_paging_space_page_ins",
     "pgspgouts": "aix_memory_paging_space_page_outs",
 }
+# HELP of the imported families: what each figure covers in an nmon recording (the live
+# exporter's HELP names its own command; the metric and its meaning are the same)
 HELP = {
-    "aix_vmstat_cpu_ratio": "CPU time split of the last vmstat interval (0-1).",
-    "aix_vmstat_physical_cpus_consumed": "Physical processors consumed (shared LPARs).",
-    "aix_lpar_entitled_capacity_cpus": "Entitled capacity in processors (System configuration ent).",
-    "aix_lpar_logical_cpus": "Logical CPUs (vmstat System configuration lcpu).",
-    "aix_memory_size_bytes": "Real memory size (svmon -G memory size).",
-    "aix_memory_free_bytes": "Real memory free (svmon -G memory free).",
-    "aix_vmstat_large_pages_free": "Large pages on the free list (vmstat -l flp).",
-    "aix_vmstat_large_pages_active": "Large pages in use (vmstat -l alp).",
-    "aix_vmstat_paging_pages_per_second": "Pages per second by vmstat column (re pi po fr sr fi fo).",
-    "aix_vmstat_runqueue_threads": "Kernel threads placed in the run queue (vmstat r).",
-    "aix_vmstat_context_switches_per_second": "Context switches per second (vmstat cs).",
-    "aix_vmstat_syscalls_per_second": "System calls per second (vmstat faults sy).",
-    "aix_memory_page_inuse_bytes": "Memory in use per page size (svmon -G PageSize inuse).",
-    "aix_memory_page_pool_size_bytes": "Size of a fixed page pool (svmon -G PoolSize; the 16 MB pool set by lgpg_regions).",
-    "aix_vmo_tunable": "VMM tunable value from vmo (setting=current or boot; lgpg_size in bytes).",
+    "aix_vmstat_cpu_ratio": "CPU time split of the snapshot's interval (0-1; nmon CPU_ALL User%, Sys%, Wait%, Idle%).",
+    "aix_vmstat_physical_cpus_consumed": "Physical processors consumed over the snapshot's interval (nmon LPAR PhysicalCPU).",
+    "aix_lpar_entitled_capacity_cpus": "Entitled capacity in processors (nmon LPAR entitled).",
+    "aix_lpar_logical_cpus": "Logical CPUs (nmon LPAR logicalCPUs).",
+    "aix_memory_size_bytes": "Real memory size (nmon MEM Real total(MB)).",
+    "aix_memory_free_bytes": "Real memory free at the snapshot (nmon MEM Real free(MB)).",
+    "aix_vmstat_large_pages_free": "Large pages free at the snapshot (nmon LARGEPAGE Freepages).",
+    "aix_vmstat_large_pages_active": "Large pages in use at the snapshot (nmon LARGEPAGE Usedpages).",
+    "aix_vmstat_paging_pages_per_second": "Pages per second over the snapshot's interval by vmstat column (nmon PAGE: "
+                                          "pgsin pi, pgsout po, pgin fi, pgout fo, reclaims re, scans sr).",
+    "aix_vmstat_runqueue_threads": "Kernel threads in the run queue over the snapshot's interval (nmon PROC Runnable).",
+    "aix_vmstat_context_switches_per_second": "Context switches per second over the snapshot's interval (nmon PROC pswitch).",
+    "aix_vmstat_syscalls_per_second": "System calls per second over the snapshot's interval (nmon PROC syscall).",
+    "aix_memory_page_inuse_bytes": "Memory in use per page size at the snapshot (nmon MEMPAGES numframes - numfrb).",
+    "aix_memory_page_pool_size_bytes": "Size of a fixed page pool (nmon MEMPAGES16MB/16GB numframes).",
+    "aix_vmo_tunable": "VMM tunable value (setting=current or boot; lgpg_size in bytes), from the vmo -L copy in nmon BBBP.",
     "aix_memory_page_faults": "Page faults per page size since the first imported snapshot (nmon MEMPAGES pgexct; import only).",
     "aix_memory_page_ins": "Page-ins per page size since the first imported snapshot (nmon MEMPAGES pageins; import only).",
     "aix_memory_page_outs": "Page-outs per page size since the first imported snapshot (nmon MEMPAGES pageouts; import only).",
@@ -307,7 +309,7 @@ def read_records(lines: Iterable[str], stats: Optional[Stats] = None) -> Iterato
                     continue
                 if line.startswith("T", cut + 1):   # a data row: its second field is a snapshot id
                     end = line.find(delim, cut + 1)
-                    if _SNAPSHOT_ID.fullmatch(line, cut + 1, end if end >= 0 else len(line)):
+                    if SNAPSHOT_ID.fullmatch(line, cut + 1, end if end >= 0 else len(line)):
                         unmapped[sec] = unmapped.get(sec, 0) + 1
                 continue
             if sec == "BBBP":   # BBBP,NNN,command,"captured text" (the text may hold the delimiter)
@@ -358,7 +360,7 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
                 bbbp.setdefault(fields[2].strip(), []).append(fields[3])
             continue
         if sec == "ZZZZ":
-            if len(fields) < 3 or not SNAPSHOT_RE.match(fields[1].strip()):
+            if len(fields) < 3 or not SNAPSHOT_ID.fullmatch(fields[1].strip()):
                 stats.skip("malformed ZZZZ line")
                 continue
             sid, tm = fields[1].strip(), _TIME_RE.match(fields[2].strip())
@@ -403,16 +405,13 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
             continue
         second = fields[1].strip()
         if sec == "TOP":
-            if len(fields) > 2 and SNAPSHOT_RE.match(fields[2].strip()):
+            if len(fields) > 2 and SNAPSHOT_ID.fullmatch(fields[2].strip()):
                 stats.sections_unmapped["TOP"] = stats.sections_unmapped.get("TOP", 0) + 1
             continue
-        if not SNAPSHOT_RE.match(second):
+        if not SNAPSHOT_ID.fullmatch(second):
             headers[sec] = [f.strip() for f in fields[2:]]   # a header, wherever it stands
             continue
         cols = headers.get(sec)
-        if not _mapped(sec):
-            stats.sections_unmapped[sec] = stats.sections_unmapped.get(sec, 0) + 1
-            continue
         if cols is None:
             stats.skip("row before its section's header")
             continue
@@ -430,10 +429,6 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
 
 
 MAPPED_SECTIONS = frozenset({*PAGE_SECTIONS, "CPU_ALL", "LPAR", "MEM", "LARGEPAGE", "PAGE", "PROC"})
-
-
-def _mapped(section: str) -> bool:
-    return section in MAPPED_SECTIONS
 
 
 def vmo_tunables(lines: list) -> dict:
