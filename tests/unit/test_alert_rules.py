@@ -65,3 +65,13 @@ def test_every_metric_the_rules_name_is_emitted_or_recorded():
             names |= set(re.findall(r"\b(aix[a-z0-9_:]*[a-z0-9_])\b", r["expr"]))
     unknown = {n for n in names if n not in emitted and n not in recorded}
     assert unknown == set()
+
+
+def test_the_report_queries_only_metrics_the_exporter_emits_or_the_rules_record():
+    from aix_exporter.report.compare import FIGURES, SERIES
+    emitted = set(metricsdoc.emitted(metricsdoc.default_sources(str(FIXTURES / "replay" / "tsm-lpar"))))
+    recorded = {r["record"] for g in rules()["groups"] for r in g["rules"] if "record" in r}
+    exprs = [f.expr for f in FIGURES] + [e for _, e in SERIES.values()]
+    names = {n for e in exprs for n in re.findall(r"\b(aix[a-z0-9_:]*[a-z0-9_])\b", e)}
+    assert len(names) >= 10
+    assert {n for n in names if n not in emitted and n not in recorded} == set()
