@@ -134,3 +134,22 @@ def test_a_truncated_gzip_keeps_what_was_read(tmp_path):
     cut.write_bytes(gzip.compress(data)[:-30])
     s = run_import([str(cut)], str(tmp_path / "h.om"), tz="Europe/Paris")
     assert s["snapshots"] >= 1 and any("cut short" in k for k in s["rows_skipped"])
+
+
+def test_blocks_read_from_a_file_give_the_records_of_its_lines(tmp_path, monkeypatch):
+    """A recording is read in blocks of bytes (read1), not lines: lines cut at a block's end,
+    CRLF and multi-byte characters split between blocks come out whole and in order, the same
+    records as from the lines themselves."""
+    text = (NMON / "semicolon-decimal-comma-dst-repeat.nmon").read_bytes().decode()
+    text = text.replace("\r\n", "\n").replace("\n", "\r\n").replace("AAA;host;", "AAA;host;h\u00f6st-")
+    path = tmp_path / "r.nmon"
+    path.write_bytes(text.encode())
+    monkeypatch.setattr(nmon, "_BLOCK_BYTES", 7)   # every block boundary falls inside a line
+    from aix_exporter.tools.nmon_import import open_text
+    s_file, s_lines = nmon.Stats(), nmon.Stats()
+    with open_text(str(path)) as fh:
+        from_file = list(nmon.read_records(fh, s_file))
+    from_lines = list(nmon.read_records(text.splitlines(keepends=True), s_lines))
+    assert from_file == from_lines and len(from_file) > 20
+    assert any("h\u00f6st-" in f for rec, _ in from_file for f in rec)
+    assert s_file.sections_unmapped == s_lines.sections_unmapped

@@ -29,8 +29,10 @@ Mapping (names are the live exporter's, so imported history and live data are on
 """
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
@@ -45,6 +47,7 @@ PAGE_SECTIONS = {"MEMPAGES4KB": ("4K", 4096), "MEMPAGES64KB": ("64K", 65536), "M
                  "MEMPAGES16GB": ("16G", 16 << 30)}
 FIXED_POOLS = {"16M", "16G"}
 VMO_TUNABLES = ("lgpg_regions", "lgpg_size")
+BBBP_COMMANDS = ("vmo",)   # the BBBP command outputs the import reads (vmo -L, vmo -F -L)
 
 
 class NmonError(ValueError):
@@ -161,17 +164,16 @@ class Stats:
 
 
 class Row:
-    """One data row: values converted when asked for (most columns are never used)."""
+    """One data row: values converted when asked for (most columns are never used).
+    ``cols``: the header's {column: position}, shared by all rows under that header."""
     __slots__ = ("cols", "values", "comma")
 
-    def __init__(self, cols: list, values: list, comma: bool):
+    def __init__(self, cols: dict, values: list, comma: bool):
         self.cols, self.values, self.comma = cols, values, comma
 
     def get(self, column: str) -> Optional[float]:
-        try:
-            return _number(self.values[self.cols.index(column)], self.comma)
-        except ValueError:
-            return None
+        i = self.cols.get(column)
+        return None if i is None else _number(self.values[i], self.comma)
 
 
 @dataclass
@@ -182,16 +184,15 @@ class Snapshot:
 
 
 def _number(token: str, decimal_comma: bool) -> Optional[float]:
-    token = token.strip()
+    """A finite number, or None (empty, not a number, NaN or infinite). float() itself
+    ignores the blanks around a field."""
     if decimal_comma:
         token = token.replace(",", ".")
-    if not token:
-        return None
     try:
         v = float(token)
     except ValueError:
         return None
-    return v if v == v and v not in (float("inf"), float("-inf")) else None
+    return v if v - v == 0 else None   # (NaN and the infinities give NaN)
 
 
 def _split(line: str, delim: str) -> list:
@@ -283,49 +284,120 @@ class Clock:
 
 
 _SPECIAL = {"AAA", "BBBP", "ZZZZ", "ERROR", "TOP"}
+MAPPED_SECTIONS = frozenset({*PAGE_SECTIONS, "CPU_ALL", "LPAR", "MEM", "LARGEPAGE", "PAGE", "PROC"})
+_BLOCK_BYTES = 1 << 20   # bytes of a recording matched at a time
+_BLOCK_LINES = 8192   # lines, when given lines
+
+
+def _patterns(delim: str):
+    """Per delimiter, over a block of text that starts with a newline: the lines the import
+    reads (special and mapped sections, a section name padded with blanks included; of BBBP
+    only the lines of BBBP_COMMANDS), the
+    section names of data rows (``SECTION,Tnnnn``, to count the unmapped ones), and TOP rows
+    (``TOP,pid,Tnnnn``). Each starts with a literal newline, which re searches for fast."""
+    d = re.escape(delim)
+    names = "|".join(sorted((re.escape(n) for n in (_SPECIAL - {"TOP", "BBBP"}) | MAPPED_SECTIONS), key=len,
+                            reverse=True))
+    bbbp = rf"BBBP{d}[^{d}\n]*{d}[ \t]*(?:{'|'.join(BBBP_COMMANDS)})[ {d}][^\n]*"
+    wanted = re.compile(rf"\n((?:[ \t]*(?:{names})[ \t]*(?:{d}[^\n]*)?)|{bbbp})\r?(?=\n)")
+    row = re.compile(rf"\n([^{d}\n]*){d}T\d{{4,16}}(?=[{d}\r\n])")
+    top = re.compile(rf"\n[ \t]*TOP[ \t]*{d}[^{d}\n]*{d}[ \t]*T\d{{4,16}}[ \t]*(?=[{d}\r\n])")
+    return wanted, row, top
+
+
+_PATTERNS = {",": _patterns(","), ";": _patterns(";")}
+
+
+def _blocks(lines: Iterable[str]) -> Iterator[str]:
+    """Text of whole lines, a block at a time, each starting with a newline (the patterns
+    anchor on it). A text stream is read underneath, from its binary buffer with read1 (one
+    read at a time, so a truncated gzip yields everything decompressed before the failure,
+    then raises); any other iterable of lines is joined in batches."""
+    raw = getattr(lines, "buffer", None)
+    if raw is not None and hasattr(raw, "read1"):
+        decoder = codecs.getincrementaldecoder(getattr(lines, "encoding", None) or "utf-8")(errors="replace")
+        carry = "\n"
+        size = min(1 << 16, _BLOCK_BYTES)   # small first, so reading only the first snapshot reads little
+        try:
+            while True:
+                chunk = raw.read1(size)
+                size = min(2 * size, _BLOCK_BYTES)
+                if not chunk:
+                    break
+                text = carry + decoder.decode(chunk)
+                cut = text.rfind("\n")
+                if cut <= 0:
+                    carry = text
+                    continue
+                yield text[:cut + 1]
+                carry = text[cut:]
+            carry += decoder.decode(b"", final=True)
+        except (OSError, EOFError):
+            if carry.strip():
+                yield carry + "\n"   # (a last line cut short has no newline of its own)
+            raise
+        if carry.strip():
+            yield carry + "\n"
+        return
+    batch: list = ["\n"]
+    for line in lines:
+        batch.append(line.rstrip("\r\n") + "\n")
+        if len(batch) >= _BLOCK_LINES:
+            yield "".join(batch)
+            batch = ["\n"]
+    if len(batch) > 1:
+        yield "".join(batch)
 
 
 def read_records(lines: Iterable[str], stats: Optional[Stats] = None) -> Iterator[list]:
     """Split lines into field lists (delimiter and decimal commas from the first line).
 
-    With ``stats``, rows of sections the mapping does not use are only counted (in
-    ``stats.sections_unmapped``), never split: most of a recording is per-CPU and per-disk rows."""
-    delim, comma = None, False
-    unmapped = stats.sections_unmapped if stats is not None else {}
-    for raw in lines:
-        line = raw.rstrip("\r\n")
-        if not line:
-            continue
-        if delim is None:
-            delim = ";" if line.startswith("AAA;") else ","
-            comma = delim == ";"
-        if stats is not None:
-            cut = line.find(delim)
-            sec = line[:cut] if cut >= 0 else line
-            if sec not in _SPECIAL and sec not in MAPPED_SECTIONS:
-                sec = sec.strip()
-                if sec in _SPECIAL or sec in MAPPED_SECTIONS:   # (a padded section name)
-                    yield _split(line, delim), comma
-                    continue
-                if line.startswith("T", cut + 1):   # a data row: its second field is a snapshot id
-                    end = line.find(delim, cut + 1)
-                    if SNAPSHOT_ID.fullmatch(line, cut + 1, end if end >= 0 else len(line)):
-                        unmapped[sec] = unmapped.get(sec, 0) + 1
+    With ``stats``, only the lines of the special and mapped sections are split; the data rows
+    of other sections (most of a recording: per-CPU and per-disk rows) and TOP rows are only
+    counted, in ``stats.sections_unmapped``, by regular expressions over blocks of text."""
+    if stats is None:
+        delim, comma = None, False
+        for raw in lines:
+            line = raw.rstrip("\r\n")
+            if not line:
                 continue
-            if sec == "BBBP":   # BBBP,NNN,command,"captured text" (the text may hold the delimiter)
+            if delim is None:
+                delim = ";" if line.startswith("AAA;") else ","
+                comma = delim == ";"
+            yield _split(line, delim), comma
+        return
+    delim = None
+    unmapped = stats.sections_unmapped
+    for block in _blocks(lines):
+        if delim is None:
+            first = next((ln for ln in block.split("\n", 64) if ln.strip("\r")), None)
+            if first is None:
+                continue
+            delim = ";" if first.startswith("AAA;") else ","
+            comma = delim == ";"
+            wanted, row, top = _PATTERNS[delim]
+        for sec, n in Counter(row.findall(block)).items():
+            sec = sec.strip()
+            if sec not in _SPECIAL and sec not in MAPPED_SECTIONS:
+                unmapped[sec] = unmapped.get(sec, 0) + n
+        tops = len(top.findall(block))
+        if tops:
+            unmapped["TOP"] = unmapped.get("TOP", 0) + tops
+        for line in wanted.findall(block):
+            line = line.rstrip("\r")
+            if line.lstrip(" \t").startswith("BBBP"):   # BBBP,NNN,command,"text" (the text may hold the delimiter)
                 fields = line.split(delim, 3)
                 if len(fields) == 4:
                     fields[3] = fields[3].strip('"')
                 yield fields, comma
-                continue
-            yield line.split(delim), comma
-            continue
-        yield _split(line, delim), comma
+            else:
+                yield line.split(delim), comma
 
 
 def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str], stats: Stats,
               bbbp: dict) -> Iterator[Snapshot]:
-    """Snapshots of one recording in time order. ``bbbp``: filled with {command: [lines]}."""
+    """Snapshots of one recording in time order. ``bbbp``: filled with {command: [lines]} for the
+    commands of BBBP_COMMANDS."""
     headers: dict = {}
     aaa: dict = {}
     pending: dict = {}      # snapshot id -> {section: {column: value}}, until the snapshot is complete
@@ -346,8 +418,31 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
             yield Snapshot(sid, times[sid], pending.pop(sid, {}))
         del timed[:upto]
 
-    for fields, comma in read_records(lines, stats):
+    for fields, comma in read_records(lines, stats):   # (only special and mapped sections come)
         sec = fields[0].strip()
+        if sec in MAPPED_SECTIONS:   # a header or a data row, most records
+            if len(fields) < 2:
+                stats.skip("line without fields")
+                continue
+            second = fields[1].strip()
+            if not SNAPSHOT_ID.fullmatch(second):
+                cols = [f.strip() for f in fields[2:]]   # a header, wherever it stands
+                headers[sec] = (len(cols), {c: i for i, c in reversed(list(enumerate(cols)))})
+                continue
+            header = headers.get(sec)
+            if header is None:
+                stats.skip("row before its section's header")
+                continue
+            width, cols = header
+            values = fields[2:]
+            if len(values) != width:
+                stats.skip("field count differs from its header")
+                continue
+            if second in emitted:
+                stats.skip("row after its snapshot was written")
+                continue
+            pending.setdefault(second, {})[sec] = Row(cols, values, comma)
+            continue
         if sec == "ERROR":
             stats.skip("ERROR line")
             continue
@@ -400,35 +495,10 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
             yield from complete(len(timed))
             timed.append(sid)
             continue
-        if len(fields) < 2:
-            stats.skip("line without fields")
-            continue
-        second = fields[1].strip()
-        if sec == "TOP":
-            if len(fields) > 2 and SNAPSHOT_ID.fullmatch(fields[2].strip()):
-                stats.sections_unmapped["TOP"] = stats.sections_unmapped.get("TOP", 0) + 1
-            continue
-        if not SNAPSHOT_ID.fullmatch(second):
-            headers[sec] = [f.strip() for f in fields[2:]]   # a header, wherever it stands
-            continue
-        cols = headers.get(sec)
-        if cols is None:
-            stats.skip("row before its section's header")
-            continue
-        values = fields[2:]
-        if len(values) != len(cols):
-            stats.skip("field count differs from its header")
-            continue
-        if second in emitted:
-            stats.skip("row after its snapshot was written")
-            continue
-        pending.setdefault(second, {})[sec] = Row(cols, values, comma)
     yield from complete(len(timed))
     if pending:
         stats.skip("snapshot without a ZZZZ time (truncated recording)", len(pending))
 
-
-MAPPED_SECTIONS = frozenset({*PAGE_SECTIONS, "CPU_ALL", "LPAR", "MEM", "LARGEPAGE", "PAGE", "PROC"})
 
 
 def vmo_tunables(lines: list) -> dict:
@@ -443,14 +513,27 @@ def vmo_tunables(lines: list) -> dict:
     return out
 
 
+_PSIZE_LABELS = {psize: {"psize": psize} for psize, _ in PAGE_SECTIONS.values()}
+_GAUGES_BY_SECTION: dict = {}   # GAUGES grouped by section, in GAUGES' order
+for (_sec, _col), (_metric, _labels, _scale) in GAUGES.items():
+    _GAUGES_BY_SECTION.setdefault(_sec, []).append((_col, _metric, _labels, _scale, HELP[_metric]))
+_VMO_LABELS: dict = {}
+
+
 def samples(snap: Snapshot, vmo: dict, counters: dict) -> Iterator[tuple]:
-    """(metric family, type, help, sample name, labels, value) of one snapshot. ``counters``
+    """(metric family, type, help, sample name, labels, value) of one snapshot; the labels of
+    a series are the same dict object every time (callers may cache by it; never mutate it).
+    ``counters``
     carries the running sums of the MEMPAGES event counts from snapshot to snapshot."""
-    empty = Row([], [], False)
-    for (sec, col), (metric, labels, scale) in GAUGES.items():
-        v = snap.rows.get(sec, empty).get(col)
-        if v is not None:   # (a percentage is divided by 100, not multiplied by 0.01: exact decimals)
-            yield metric, "gauge", HELP[metric], metric, labels, v / 100 if scale == 0.01 else v * scale
+    rows = snap.rows
+    for sec, gauges in _GAUGES_BY_SECTION.items():
+        row = rows.get(sec)
+        if row is None:
+            continue
+        for col, metric, labels, scale, help_ in gauges:
+            v = row.get(col)
+            if v is not None:   # (a percentage is divided by 100, not multiplied by 0.01: exact decimals)
+                yield metric, "gauge", help_, metric, labels, v / 100 if scale == 0.01 else v * scale
     for sec, (psize, size) in PAGE_SECTIONS.items():
         row = snap.rows.get(sec)
         if not row:
@@ -458,22 +541,22 @@ def samples(snap: Snapshot, vmo: dict, counters: dict) -> Iterator[tuple]:
         frames, free = row.get("numframes"), row.get("numfrb")
         if frames is not None and free is not None:
             yield ("aix_memory_page_inuse_bytes", "gauge", HELP["aix_memory_page_inuse_bytes"],
-                   "aix_memory_page_inuse_bytes", {"psize": psize}, (frames - free) * size)
+                   "aix_memory_page_inuse_bytes", _PSIZE_LABELS[psize], (frames - free) * size)
         if psize in FIXED_POOLS and frames is not None:
             yield ("aix_memory_page_pool_size_bytes", "gauge", HELP["aix_memory_page_pool_size_bytes"],
-                   "aix_memory_page_pool_size_bytes", {"psize": psize}, frames * size)
+                   "aix_memory_page_pool_size_bytes", _PSIZE_LABELS[psize], frames * size)
         for col, metric in EVENT_COUNTERS.items():
             v = row.get(col)
             if v is None:
                 continue
             key = (metric, psize)
             counters[key] = counters.get(key, 0.0) + v
-            yield metric, "counter", HELP[metric], metric + "_total", {"psize": psize}, counters[key]
+            yield metric, "counter", HELP[metric], metric + "_total", _PSIZE_LABELS[psize], counters[key]
     for tunable, values in sorted(vmo.items()):
         for setting in ("current", "boot"):
             if values.get(setting) is not None:
-                yield ("aix_vmo_tunable", "gauge", HELP["aix_vmo_tunable"], "aix_vmo_tunable",
-                       {"tunable": tunable, "setting": setting}, values[setting])
+                labels = _VMO_LABELS.setdefault((tunable, setting), {"tunable": tunable, "setting": setting})
+                yield "aix_vmo_tunable", "gauge", HELP["aix_vmo_tunable"], "aix_vmo_tunable", labels, values[setting]
 
 
 def host_of(lines: Iterable[str]) -> Optional[str]:

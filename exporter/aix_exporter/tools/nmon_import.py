@@ -63,20 +63,28 @@ def run_import(files: list, out: str, tz=None, date_order=None, target=None, pro
         order.append((first, path, host))
     order.sort()
     counters: dict = {}    # instance -> running sums of the per-interval event counts
+    handles: dict = {}
     with Writer() as w:
         for i, (_, path, host) in enumerate(order, 1):
             labels = {"job": DEFAULT_JOB, "instance": f"{host or 'unknown'}:10990", **target}
             bbbp: dict = {}
             stats.files += 1
             running = counters.setdefault(labels["instance"], {})
+            series = handles.setdefault(tuple(labels.items()), {})   # (name, id(labels)) -> (labels, Writer series)
             try:
                 with open_text(path) as fh:
                     vmo = None
                     for snap in nmon.snapshots(fh, tz, date_order, stats, bbbp):
                         if vmo is None:
                             vmo = nmon.vmo_tunables(bbbp.get("vmo -F -L", []) + bbbp.get("vmo -L", []))
+                        pairs = []
                         for family, typ, help_, name, lab, value in nmon.samples(snap, vmo, running):
-                            w.add(family, typ, help_, name, {**lab, **labels}, value, snap.epoch)
+                            held = series.get((name, id(lab)))   # (nmon.samples reuses its label dicts)
+                            if held is None:   # the dict is held with its series, so its id stays its own
+                                held = series[(name, id(lab))] = (lab, w.series(family, typ, help_, name,
+                                                                                {**lab, **labels}))
+                            pairs.append((held[1], value))
+                        w.add_snapshot(snap.epoch, pairs)
                         if progress:
                             progress(i, len(order), stats.snapshots)
             except nmon.NmonError as e:

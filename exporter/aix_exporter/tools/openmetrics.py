@@ -16,12 +16,13 @@ import tempfile
 
 
 def fmt_value(v: float) -> str:
-    if math.isnan(v):
+    if v != v:
         return "NaN"
+    if -1e15 < v < 1e15:
+        i = int(v)
+        return str(i) if i == v else repr(float(v))
     if math.isinf(v):
         return "+Inf" if v > 0 else "-Inf"
-    if v == int(v) and abs(v) < 1e15:
-        return str(int(v))
     return repr(float(v))
 
 
@@ -35,18 +36,29 @@ def fmt_labels(labels: dict) -> str:
     return "{" + ",".join(f'{k}="{_esc(str(v))}"' for k, v in sorted(labels.items())) + "}"
 
 
-class Writer:
-    """``add(family, type, help, sample_name, labels, value, epoch)``; ``close(path)`` writes
-    the file. Use as a context manager so the spool directory is always removed."""
+class Series:
+    """One series of a Writer: its sample line prefix, spool file, last timestamp and the lines
+    not yet spooled."""
+    __slots__ = ("key", "path", "last", "lines")
 
-    MAX_OPEN = 256   # spool files kept open at once; others are reopened for append
+    def __init__(self, key: str, path: str):
+        self.key, self.path, self.last, self.lines = key, path, None, []
+
+
+class Writer:
+    """``add(family, type, help, sample_name, labels, value, epoch)``, or ``series(...)`` once
+    and ``add_snapshot(epoch, [(series, value), ...])`` for many samples at one time;
+    ``close(path)`` writes the file. Use as a context manager so the spool directory is always
+    removed. Lines are buffered per series and spooled in bulk: at most ``FLUSH_LINES`` are
+    held in memory, whatever the number of series or samples."""
+
+    FLUSH_LINES = 20_000
 
     def __init__(self):
         self._dir = tempfile.mkdtemp(prefix="aix-exporter-om-")
-        self._families: dict = {}   # family -> (type, help, [series keys in first-seen order])
-        self._series: dict = {}     # series key -> [spool path, last epoch]
-        self._open: dict = {}       # series key -> file object (bounded)
-        self._keys: dict = {}       # (sample name, label items) -> series key: formatted once
+        self._families: dict = {}   # family -> (type, help, [Series in first-seen order])
+        self._series: dict = {}     # (sample name, label items) -> Series
+        self._held = 0
         self.samples = 0
         self.dropped = 0
         self.first = None
@@ -58,48 +70,62 @@ class Writer:
     def __exit__(self, *exc):
         self.discard()
 
-    def add(self, family: str, typ: str, help_: str, sample_name: str, labels: dict, value: float, epoch: float):
+    def series(self, family: str, typ: str, help_: str, sample_name: str, labels: dict) -> Series:
         cache_key = (sample_name, tuple(labels.items()))
-        line_key = self._keys.get(cache_key)
-        if line_key is None:
-            line_key = self._keys[cache_key] = sample_name + fmt_labels(labels)
-        entry = self._series.get(line_key)
-        if entry is None:
-            fam = self._families.setdefault(family, (typ, help_, []))
-            fam[2].append(line_key)
-            entry = self._series[line_key] = [os.path.join(self._dir, f"s{len(self._series)}"), None]
-        if entry[1] is not None and epoch <= entry[1]:
-            self.dropped += 1
-            return
-        entry[1] = epoch
-        fh = self._open.get(line_key)
-        if fh is None:
-            if len(self._open) >= self.MAX_OPEN:
-                self._open.pop(next(iter(self._open))).close()
-            fh = self._open[line_key] = open(entry[0], "a", encoding="utf-8")
-        fh.write(f"{line_key} {fmt_value(value)} {epoch:.3f}\n")
-        self.samples += 1
-        self.first = epoch if self.first is None else min(self.first, epoch)
-        self.last = epoch if self.last is None else max(self.last, epoch)
+        s = self._series.get(cache_key)
+        if s is None:
+            s = Series(sample_name + fmt_labels(labels), os.path.join(self._dir, f"s{len(self._series)}"))
+            self._series[cache_key] = s
+            self._families.setdefault(family, (typ, help_, []))[2].append(s)
+        return s
+
+    def add(self, family: str, typ: str, help_: str, sample_name: str, labels: dict, value: float, epoch: float):
+        self.add_snapshot(epoch, ((self.series(family, typ, help_, sample_name, labels), value),))
+
+    def add_snapshot(self, epoch: float, pairs) -> int:
+        """Samples of many series at one time; returns how many were written (a sample at or
+        before its series' last timestamp is dropped and counted)."""
+        stamp = f" {epoch:.3f}\n"
+        n = 0
+        for s, value in pairs:
+            if s.last is not None and epoch <= s.last:
+                self.dropped += 1
+                continue
+            s.last = epoch
+            s.lines.append(f"{s.key} {fmt_value(value)}{stamp}")
+            n += 1
+        if n:
+            self.samples += n
+            self.first = epoch if self.first is None or epoch < self.first else self.first
+            self.last = epoch if self.last is None or epoch > self.last else self.last
+            self._held += n
+            if self._held >= self.FLUSH_LINES:
+                self._spool()
+        return n
+
+    def _spool(self):
+        for s in self._series.values():
+            if s.lines:
+                with open(s.path, "a", encoding="utf-8") as fh:
+                    fh.writelines(s.lines)
+                s.lines = []
+        self._held = 0
 
     def close(self, path: str) -> int:
-        for fh in self._open.values():
-            fh.close()
-        self._open = {}
         with open(path, "w", encoding="utf-8") as out:
-            for family, (typ, help_, keys) in self._families.items():
+            for family, (typ, help_, members) in self._families.items():
                 out.write(f"# TYPE {family} {typ}\n# HELP {family} {help_}\n")
-                for key in keys:
-                    with open(self._series[key][0], encoding="utf-8") as fh:
-                        shutil.copyfileobj(fh, out)
+                for s in members:
+                    if os.path.exists(s.path):
+                        with open(s.path, encoding="utf-8") as fh:
+                            shutil.copyfileobj(fh, out)
+                    out.writelines(s.lines)
+                    s.lines = []
             out.write("# EOF\n")
         self.discard()
         return self.samples
 
     def discard(self):
-        for fh in self._open.values():
-            fh.close()
-        self._open = {}
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
