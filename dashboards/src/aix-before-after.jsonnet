@@ -1,6 +1,7 @@
 // Before/after by regime, without picking windows: for one LPAR, every figure averaged over
 // the time its workload ran with 4 KB pages and over the time it ran with 16 MB pages
-// (recording rule aix:regime_16m:bool), within the dashboard's time range: set the range with
+// (the per-regime recording rules aix:regime_*, labelled regime="4K"/"16M" from
+// aix:regime_16m:bool), within the dashboard's time range: set the range with
 // the time picker to absolute dates around the change. Ratios in the z/VM style, coloured by
 // the direction that is good for each figure; "new" where the base was 0. A fleet table lists
 // every LPAR that ran in both regimes.
@@ -9,39 +10,40 @@ local i = 'instance=~"$instance"';   // a single LPAR: the variable is single-se
 local t = g.target;
 local R = 'aix:regime_16m:bool';
 
-// [row label, good direction (higher/lower/none), instant PromQL by (instance, job)]
+// [row label, good direction (higher/lower/none), the per-regime recorded series (alerts/mixin.libsonnet), extra selector, scale]
 local figures = [
-  ['1 Tape throughput (MiB/s)', 'higher', 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]) + rate(aix_tape_read_bytes_total{%s}[5m])) / 1048576' % [i, i]],
-  ['2 Tape transfers (/s)', 'higher', 'sum by (instance, job) (aix_tape_transfers_per_second{%s})' % i],
-  ['3 User CPU (%)', 'none', 'avg by (instance, job) (aix_vmstat_cpu_ratio{%s,mode="user"}) * 100' % i],
-  ['4 System CPU (%)', 'lower', 'avg by (instance, job) (aix_vmstat_cpu_ratio{%s,mode="sys"}) * 100' % i],
-  ['5 Wait (%)', 'lower', 'avg by (instance, job) (aix_vmstat_cpu_ratio{%s,mode="wait"}) * 100' % i],
-  ['6 System / user CPU', 'lower', 'avg by (instance, job) (aix_vmstat_cpu_ratio{%s,mode="sys"}) / avg by (instance, job) (aix_vmstat_cpu_ratio{%s,mode="user"})' % [i, i]],
-  ['7 CPU seconds per GiB to tape', 'lower', 'avg by (instance, job) (aix_vmstat_physical_cpus_consumed{%s}) / (sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]) + rate(aix_tape_read_bytes_total{%s}[5m])) / 1073741824)' % [i, i, i]],
-  ['8 pin_seg_range miss ratio', 'lower', 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % i],
-  ['9 Memory in 4 KB pages (GiB)', 'none', 'sum by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="4K"}) / 1073741824' % i],
-  ['10 Memory in 16 MB pages (GiB)', 'none', 'sum by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="16M"}) / 1073741824' % i],
-  ['11 lgpg_regions', 'none', 'max by (instance, job) (aix_vmo_tunable{%s,tunable="lgpg_regions",setting="current"})' % i],
+  ['1 Tape throughput (MiB/s)', 'higher', 'aix:regime_tape_bytes:rate5m', '', ' / 1048576'],
+  ['2 Tape transfers (/s)', 'higher', 'aix:regime_tape_transfers:rate', '', ''],
+  ['3 User CPU (%)', 'none', 'aix:regime_cpu:ratio', ',mode="user"', ' * 100'],
+  ['4 System CPU (%)', 'lower', 'aix:regime_cpu:ratio', ',mode="sys"', ' * 100'],
+  ['5 Wait (%)', 'lower', 'aix:regime_cpu:ratio', ',mode="wait"', ' * 100'],
+  ['6 System / user CPU', 'lower', 'aix:regime_cpu_sys_per_user:ratio', '', ''],
+  ['7 CPU seconds per GiB to tape', 'lower', 'aix:regime_cpu_seconds_per_tape_gib:ratio', '', ''],
+  ['8 pin_seg_range miss ratio', 'lower', 'aix:regime_pin_lock_miss:ratio', '', ''],
+  ['9 Memory in 4 KB pages (GiB)', 'none', 'aix:regime_memory_inuse:bytes', ',psize="4K"', ' / 1073741824'],
+  ['10 Memory in 16 MB pages (GiB)', 'none', 'aix:regime_memory_inuse:bytes', ',psize="16M"', ' / 1073741824'],
+  ['11 lgpg_regions', 'none', 'aix:regime_lgpg_regions:count', '', ''],
 ];
-// the figure averaged over the range's minutes in one regime (0: 4 KB, 1: 16 MB)
-// (the regime's last 90 s only: backfilled history has no staleness markers to end a run)
-local inRegime(expr, r) = 'avg_over_time(((%s) and on (instance, job) (last_over_time(%s{%s}[90s]) == %d))[$__range:1m])' % [expr, R, i, r];
-local column(r) = std.join('\nor\n', ['label_replace(%s, "figure", "%s", "", "")' % [inRegime(f[2], r), f[0]] for f in figures]);
+local regimes = ['4K', '16M'];
+// the figure averaged over the range's minutes in one regime (0: 4 KB, 1: 16 MB): the recording
+// rules label each minute's figure with that minute's regime, so this is a plain range average
+// (no subquery: a week of a fleet stays well under a second)
+local inRegime(f, r) = '(max by (instance, job) (avg_over_time(%s{%s,regime="%s"%s}[$__range]))%s)' % [f[2], i, regimes[r], f[3], f[4]];
+local column(r) = std.join('\nor\n', ['label_replace(%s, "figure", "%s", "", "")' % [inRegime(f, r), f[0]] for f in figures]);
 // after / before; a base of 0 gives +Inf, shown as "new" by a value mapping
-local ratio = std.join('\nor\n', ['label_replace((%s) / (%s), "figure", "%s", "", "")' % [inRegime(f[2], 1), inRegime(f[2], 0), f[0]] for f in figures]);
+local ratio = std.join('\nor\n', ['label_replace((%s) / (%s), "figure", "%s", "", "")' % [inRegime(f, 1), inRegime(f, 0), f[0]] for f in figures]);
 // +1 when after/before moved the good way, -1 the bad way, 0 within 5 % or no direction
 local verdict = std.join('\nor\n', [
   'label_replace(%s, "figure", "%s", "", "")' % [
-    if f[1] == 'none' then '0 * (%s)' % inRegime(f[2], 1)
+    if f[1] == 'none' then '0 * (%s)' % inRegime(f, 1)
     else '((%s) / (%s) > bool 1.05) * %d + ((%s) / (%s) < bool 0.95) * %d' % [
-      inRegime(f[2], 1), inRegime(f[2], 0), if f[1] == 'higher' then 1 else -1,
-      inRegime(f[2], 1), inRegime(f[2], 0), if f[1] == 'higher' then -1 else 1],
+      inRegime(f, 1), inRegime(f, 0), if f[1] == 'higher' then 1 else -1,
+      inRegime(f, 1), inRegime(f, 0), if f[1] == 'higher' then -1 else 1],
     f[0]]
   for f in figures
 ]);
 local tape(sel) = 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]) + rate(aix_tape_read_bytes_total{%s}[5m]))' % [sel, sel];
-local user(sel) = 'avg by (instance, job) (aix_vmstat_cpu_ratio{%s})' % std.join(',', [x for x in [sel, 'mode="user"'] if x != '']);
-local fleetRatio(expr) = '(avg_over_time(((%s) and on (instance, job) (last_over_time(%s[90s]) == 1))[$__range:5m]) / avg_over_time(((%s) and on (instance, job) (last_over_time(%s[90s]) == 0))[$__range:5m]))' % [expr, R, expr, R];
+local fleetRatio(metric, extra) = '(max by (instance, job) (avg_over_time(%s{regime="16M"%s}[$__range])) / max by (instance, job) (avg_over_time(%s{regime="4K"%s}[$__range])))' % [metric, extra, metric, extra];
 local lparVariable = g.instanceVariable {
   multi: false, includeAll: false,
   query: { query: 'label_values(%s, instance)' % R, refId: 'instance' },
@@ -91,8 +93,8 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
     g.timeseries('$instance: user and system CPU', [t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"}' % i, '{{mode}}')],
                  'percentunit', g.pos(12, 13, 12, 8)),
     g.table('Fleet: every LPAR that ran in both regimes in the time range',
-            [t('label_replace(%s, "figure", "tape", "", "")' % fleetRatio(tape('')), '', instant=true, format='table'),
-             t('label_replace(%s, "figure", "user", "", "")' % fleetRatio(user('')), '', instant=true, format='table')],
+            [t('label_replace(%s, "figure", "tape", "", "")' % fleetRatio('aix:regime_tape_bytes:rate5m', ''), '', instant=true, format='table'),
+             t('label_replace(%s, "figure", "user", "", "")' % fleetRatio('aix:regime_cpu:ratio', ',mode="user"'), '', instant=true, format='table')],
             'short', g.pos(0, 21, 24, 8),
             desc='After/before ratios per LPAR: tape throughput and user CPU, 16 MB regime over 4 KB regime.',
             transformations=[

@@ -147,7 +147,7 @@ def test_report_on_imported_nmon_history_finds_the_large_page_change(tmp_path):
         table = dashboards()["aix-before-after.json"]["panels"][0]
 
         def column(k):
-            expr = substitute(table["targets"][k]["expr"]).replace('=~".*"', '=~"tsmnm01:10990"').replace("[8h:", "[48h:")
+            expr = substitute(table["targets"][k]["expr"].replace("$__range", "48h")).replace('=~".*"', '=~"tsmnm01:10990"')
             q = urllib.parse.urlencode({"query": expr, "time": str(end + 60)})
             with urllib.request.urlopen(f"{p.url}/api/v1/query?{q}", timeout=60) as resp:
                 return {x["metric"]["figure"]: float(x["value"][1]) for x in json.load(resp)["data"]["result"]}
