@@ -73,8 +73,9 @@ def sh(*args):
     return subprocess.run(["sh", str(AIX / "install.sh"), *args], capture_output=True, text=True)
 
 
-def test_aix_installer_parses_with_sh_n():
-    r = subprocess.run(["sh", "-n", str(AIX / "install.sh")], capture_output=True, text=True)
+@pytest.mark.parametrize("script", ["install.sh", "src-setup.sh"])
+def test_aix_installer_parses_with_sh_n(script):
+    r = subprocess.run(["sh", "-n", str(AIX / script)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
 
@@ -93,16 +94,19 @@ def test_aix_installer_generates_the_src_subsystem():
 
 def test_aix_installer_non_root_user_gets_a_user_and_owns_the_log():
     r = sh("-n", "-u", "aixexp")
+    assert r.returncode == 0, r.stderr
     assert "+ 'mkuser' 'login=false' 'rlogin=false' 'pgrp=staff' 'home=/tmp' 'aixexp'" in r.stdout
     assert "+ 'chown' 'aixexp' '/var/log/aix_exporter.log'" in r.stdout
 
 
 def test_aix_installer_inittab_and_remove():
     r = sh("-n", "-i")
+    assert r.returncode == 0, r.stderr
     assert ("+ 'mkitab' 'aixexp:2:respawn:/opt/aix_exporter/bin/aix-exporter --config.file=/etc/aix_exporter.yml "
             "--web.listen-address=:10990 >>/var/log/aix_exporter.log 2>&1'") in r.stdout
     assert "mkssys" not in r.stdout
     r = sh("-n", "-r")
+    assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[:3] == ["+ 'stopsrc' '-s' 'aix_exporter'", "+ 'rmssys' '-s' 'aix_exporter'", "+ 'rmitab' 'aixexp'"]
 
 
@@ -133,3 +137,18 @@ def test_systemd_unit(tmp_path):
     local.write_text(unit.replace("/usr/local/bin/aix-exporter", exporter))
     r = subprocess.run([analyze, "verify", str(local)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_src_setup_exit_codes():
+    """The shared SRC script: 2 with the usage for an unknown action or a missing launcher,
+    0 for a dry run of each action."""
+    def run(*args):
+        return subprocess.run(["sh", str(AIX / "src-setup.sh"), *args], capture_output=True, text=True)
+    assert run().returncode == 2 and "src-setup.sh install -x LAUNCHER" in run().stderr
+    assert run("upgrade").returncode == 2
+    r = run("install", "-n")
+    assert r.returncode == 2 and "needs -x LAUNCHER" in r.stderr
+    assert run("install", "-n", "-x", "bin/aix-exporter").returncode == 2
+    for action in (["install", "-x", "/opt/aix_exporter/bin/aix-exporter"], ["restart"], ["remove"]):
+        r = run(*action, "-n")
+        assert r.returncode == 0, (action, r.stderr)
