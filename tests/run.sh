@@ -3,9 +3,10 @@
 # Real parts come from Debian packages (installed here when running as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Real parts from Debian: prometheus + promtool, alertmanager + amtool, docker-compose, chromium.
+# Real parts from Debian: prometheus + promtool, alertmanager + amtool, docker-compose, chromium,
+# rpm (rpmbuild, for the AIX packages).
 missing=""
-for tool in promtool:prometheus amtool:prometheus-alertmanager docker-compose:docker-compose chromium:chromium; do
+for tool in promtool:prometheus amtool:prometheus-alertmanager docker-compose:docker-compose chromium:chromium rpmbuild:rpm; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
 done
 if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

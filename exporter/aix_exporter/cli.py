@@ -12,6 +12,7 @@ No collector is named here: each declares its flags, schedule and configuration
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import math
 import os
@@ -103,6 +104,11 @@ def selected_collectors(args, settings, source) -> list:
         if enabled and source.name == "system" and not cls.configured(settings):
             if flag:
                 log.warning("collector=%s enabled but not configured (see README); disabled", name)
+            continue
+        if enabled and cls.requires_module and importlib.util.find_spec(cls.requires_module) is None:
+            log.warning("collector=%s disabled: the Python module %s is not installed, so %s is not exported "
+                        "(AIX Toolbox: dnf install python3-%s)", name, cls.requires_module,
+                        ", ".join(cls.metrics), cls.requires_module)
             continue
         if enabled:
             out.append(cls(settings))

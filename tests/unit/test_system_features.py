@@ -93,3 +93,24 @@ def test_cpu_collector_maps_each_psutil_field_to_its_mode(monkeypatch):
     m = samples(CpuCollector().collect(None))
     assert m == {("aix_cpu_seconds_total", (("mode", "user"),)): 11.0, ("aix_cpu_seconds_total", (("mode", "sys"),)): 22.0,
                  ("aix_cpu_seconds_total", (("mode", "idle"),)): 33.0, ("aix_cpu_seconds_total", (("mode", "wait"),)): 44.0}
+
+
+def test_without_psutil_the_cpu_collector_is_left_out_and_says_what_is_missing(monkeypatch, caplog):
+    """psutil is optional (AIX Toolbox python3-psutil): without it the exporter starts with the
+    cpu collector disabled and one log line naming the metric it then lacks."""
+    import importlib.util
+    import logging
+    from aix_exporter import cli
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "psutil" else real(name, *a))
+    args = cli.build_parser().parse_args([])
+
+    class Src:
+        name = "system"
+    with caplog.at_level(logging.WARNING):
+        names = [c.name for c in cli.selected_collectors(args, Settings(), Src())]
+    assert "cpu" not in names and "memory" in names
+    msgs = [r.getMessage() for r in caplog.records if "psutil" in r.getMessage()]
+    assert len(msgs) == 1 and "aix_cpu_seconds_total is not exported" in msgs[0] and "python3-psutil" in msgs[0]
+    monkeypatch.setattr(importlib.util, "find_spec", real)
+    assert "cpu" in [c.name for c in cli.selected_collectors(args, Settings(), Src())]

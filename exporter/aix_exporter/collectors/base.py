@@ -10,6 +10,8 @@ the exporter needs to run it, so neither ``cli.py`` nor ``exporter.py`` names a 
 * ``configured(settings)``: whether the system source has what it needs (a log file, a
   report directory); an unconfigured collector is not run there;
 * ``requires_system``: it reads the running system directly, not through a source;
+* ``requires_module``: an optional Python module it needs; when it is not installed the
+  collector is disabled at start with one log line naming the metrics then missing;
 * ``period()`` and ``max_age()``: when one of its keys is slow on the
   source (a command with an interval), it runs in the background every ``period``
   seconds, and its result is dropped once older than ``max_age``;
@@ -81,6 +83,8 @@ class Collector:
     help: str = ""
     default_enabled: bool = True
     requires_system: bool = False
+    requires_module: str = ""          # an optional Python module it needs (absent: disabled, said once)
+    metrics: tuple = ()                # what it exports, for that message
     settings_section: Optional[str] = None
 
     def __init__(self, settings=None):

@@ -13,6 +13,8 @@ class CpuCollector(Collector):
     keys = ()
     help = "CPU seconds by mode from psutil (only with --source system)"
     requires_system = True
+    requires_module = "psutil"   # optional on AIX (AIX Toolbox: dnf install python3-psutil)
+    metrics = ("aix_cpu_seconds_total",)
 
     def collect(self, source) -> list:
         import psutil

@@ -1,0 +1,206 @@
+"""The AIX packages (deploy/aix/build-packages.sh): the RPM inspected with rpm and installed into
+a scratch root, the .pyz run in a clean virtual environment without any dependency and its
+install step run against stand-in AIX commands, the SBOM validated against CycloneDX."""
+import json
+import os
+import subprocess
+import sys
+import venv
+
+import pytest
+
+from tests.conftest import ROOT, need
+
+AIX = ROOT / "deploy" / "aix"
+STANDINS = ("lssrc", "mkssys", "rmssys", "startsrc", "stopsrc", "mkitab", "rmitab", "lsitab", "telinit", "lsuser",
+            "mkuser", "chuser", "lsrole", "mkrole", "rmrole", "setkst", "lssecattr", "chown")
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    need("rpmbuild")
+    out = tmp_path_factory.mktemp("dist")
+    r = subprocess.run(["bash", str(AIX / "build-packages.sh"), str(out)], capture_output=True, text=True,
+                       timeout=600, cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    version = subprocess.run([sys.executable, "-c", "import importlib.metadata as m; print(m.version('aix-exporter'))"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    return {"dir": out, "version": version, "rpm": out / f"aix_exporter-{version}-1.noarch.rpm",
+            "pyz": out / f"aix_exporter-{version}.pyz", "sbom": out / f"aix_exporter-{version}.cdx.json"}
+
+
+def rpm(*args):
+    r = subprocess.run([need("rpm"), *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_checksums_cover_every_artifact(dist):
+    r = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=dist["dir"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    names = {line.split()[1] for line in (dist["dir"] / "SHA256SUMS").read_text().splitlines()}
+    assert names == {dist["rpm"].name, dist["pyz"].name, dist["sbom"].name}
+
+
+def test_rpm_files_config_and_requirements(dist):
+    files = rpm("-qpl", str(dist["rpm"])).split()
+    for path in ("/opt/aix_exporter/bin/aix-exporter", "/opt/aix_exporter/share/src-setup.sh", "/etc/aix_exporter.yml",
+                 "/opt/aix_exporter/lib/__main__.py", "/opt/aix_exporter/lib/aix_exporter/cli.py",
+                 "/opt/aix_exporter/lib/prometheus_client/__init__.py", "/opt/aix_exporter/lib/yaml/__init__.py",
+                 "/opt/aix_exporter/lib/h11/__init__.py"):
+        assert path in files, path
+    assert not [f for f in files if f.endswith((".so", ".pyc"))]   # pure Python: noarch for AIX
+    assert not [f for f in files if "psutil" in f]                  # optional, from the AIX Toolbox
+    assert rpm("-qpc", str(dist["rpm"])).split() == ["/etc/aix_exporter.yml"]
+    # %config(noreplace): the file flags of the config carry RPMFILE_CONFIG (1) and RPMFILE_NOREPLACE (16)
+    flags = dict(line.split() for line in rpm("-qp", "--qf", "[%{FILENAMES} %{FILEFLAGS}\n]", str(dist["rpm"])).splitlines())
+    assert int(flags["/etc/aix_exporter.yml"]) & 17 == 17
+    assert int(flags["/opt/aix_exporter/lib/aix_exporter/cli.py"]) & 1 == 0
+    requires = rpm("-qpR", str(dist["rpm"])).splitlines()
+    assert "python3 >= 3.9" in requires and not [r for r in requires if r.startswith(("python(abi)", "python3dist"))]
+    assert rpm("-qp", "--qf", "%{ARCH} %{PAYLOADCOMPRESSOR}", str(dist["rpm"])) == "noarch gzip"
+
+
+def test_rpm_scripts_create_restart_and_remove_the_subsystem_with_the_shared_script(dist, tmp_path):
+    scripts = rpm("-qp", "--scripts", str(dist["rpm"]))
+    parts = {}
+    current = None
+    for line in scripts.splitlines():
+        if line.endswith("scriptlet (using /bin/sh):"):
+            current = line.split()[0]
+            parts[current] = []
+        elif current:
+            parts[current].append(line)
+    assert set(parts) == {"postinstall", "preuninstall", "postuninstall"}
+    setup = "/opt/aix_exporter/share/src-setup.sh"
+    assert f"/bin/sh {setup} install -x /opt/aix_exporter/bin/aix-exporter" in parts["postinstall"]
+    # the scriptlets run against the packaged script (paths moved into a scratch tree) and stand-ins
+    root = tmp_path / "root"
+    rpm("--root", str(root), "--dbpath", str(tmp_path / "db"), "--nodeps", "--noscripts", "-i", str(dist["rpm"]))
+    calls = tmp_path / "calls"
+    bin_ = standins(tmp_path, calls, active=True)
+    for name, arg, expected in (("preuninstall", "0", [["stopsrc", "-s", "aix_exporter"], ["rmssys", "-s", "aix_exporter"]]),
+                                ("preuninstall", "1", []),
+                                ("postuninstall", "1", [["stopsrc", "-s", "aix_exporter"], ["startsrc", "-s", "aix_exporter"]]),
+                                ("postuninstall", "0", [])):
+        calls.write_text("")
+        text = "\n".join(parts[name]).replace("/opt/aix_exporter", str(root / "opt" / "aix_exporter"))
+        r = subprocess.run(["/bin/sh", "-c", text, name, arg], capture_output=True, text=True,
+                           env={"PATH": f"{bin_}:/usr/bin:/bin", "LC_ALL": "C"}, timeout=60)
+        assert r.returncode == 0, (name, arg, r.stderr)
+        got = [c.split("\t") for c in calls.read_text().splitlines() if c.split("\t")[0] not in ("lssrc", "lsitab", "lsrole")]
+        assert got == expected, (name, arg, got)
+
+
+def test_rpm_installs_into_a_scratch_root(dist, tmp_path):
+    root = tmp_path / "root"
+    rpm("--root", str(root), "--dbpath", str(tmp_path / "db"), "--nodeps", "--noscripts", "-i", str(dist["rpm"]))
+    launcher = root / "opt" / "aix_exporter" / "bin" / "aix-exporter"
+    assert os.access(launcher, os.X_OK)
+    assert "exec /opt/freeware/bin/python3 -s /opt/aix_exporter/lib" in launcher.read_text()
+    assert (root / "etc" / "aix_exporter.yml").read_text() == (AIX / "aix_exporter.yml").read_text()
+    assert (root / "opt" / "aix_exporter" / "share" / "src-setup.sh").read_text() == (AIX / "src-setup.sh").read_text()
+    # the installed lib/ runs as the launcher runs it, with the dependencies it carries only
+    r = subprocess.run([sys.executable, "-s", "-I", str(root / "opt" / "aix_exporter" / "lib"), "--version"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == f"aix_exporter {dist['version']}", r.stderr
+
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory):
+    """A virtual environment with nothing installed (not even pip)."""
+    d = tmp_path_factory.mktemp("bare-venv")
+    venv.create(d, with_pip=False, system_site_packages=False)
+    py = d / "bin" / "python"
+    r = subprocess.run([str(py), "-c", "import yaml"], capture_output=True)
+    assert r.returncode != 0   # really bare
+    return py
+
+
+def test_pyz_runs_without_any_installed_dependency(dist, bare_python):
+    env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "--version"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == f"aix_exporter {dist['version']}", r.stderr
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "--source", "simulate:case-study", "--once"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert 'aix_exporter_source_info{source="simulate:case-study"} 1.0' in lines
+    assert [l for l in lines if l.startswith("aix_vmstat_large_pages_free ")]
+    assert not [l for l in lines if l.startswith("aix_exporter_collector_success") and l.endswith(" 0.0")]
+
+
+def standins(tmp_path, calls, active=False):
+    """Stand-ins for the AIX commands: each appends its name and arguments to ``calls``.
+    lssrc answers as for a defined subsystem (active or not); the other ls* find nothing."""
+    bin_ = tmp_path / "aixbin"
+    bin_.mkdir(exist_ok=True)
+    for name in STANDINS:
+        body = f'printf "%s" "{name}" >> "{calls}"; for a in "$@"; do printf "\\t%s" "$a" >> "{calls}"; done; echo >> "{calls}"\n'
+        if name == "lssrc":
+            state = "active" if active else "inoperative"
+            body += f'echo "Subsystem Group PID Status"; echo " aix_exporter monitoring 4242 {state}"\n'
+        elif name.startswith("ls"):
+            body += "exit 1\n"
+        (bin_ / name).write_text("#!/bin/sh\n" + body)
+        (bin_ / name).chmod(0o755)
+    return bin_
+
+
+def test_pyz_install_sets_up_the_src_subsystem_with_stand_in_commands(dist, bare_python, tmp_path):
+    calls = tmp_path / "calls"
+    calls.write_text("")
+    bin_ = standins(tmp_path, calls)
+    prefix, config, log = tmp_path / "opt", tmp_path / "etc" / "aix_exporter.yml", tmp_path / "log" / "aix.log"
+    config.parent.mkdir()
+    log.parent.mkdir()
+    env = {"PATH": f"{bin_}:/usr/bin:/bin", "LC_ALL": "C"}
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-p", str(prefix), "-u", "root", "-c", str(config),
+                        "-l", str(log)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    launcher = prefix / "bin" / "aix-exporter"
+    assert (prefix / "aix_exporter.pyz").read_bytes() == dist["pyz"].read_bytes()
+    assert config.read_text() == (AIX / "aix_exporter.yml").read_text() and log.exists()
+    got = [c.split("\t") for c in calls.read_text().splitlines()]
+    mk = [c for c in got if c[0] == "mkssys"]
+    assert mk == [["mkssys", "-s", "aix_exporter", "-p", str(launcher), "-a",
+                   f"--config.file={config} --web.listen-address=:10990", "-u", "0", "-S", "-n", "15", "-f", "9", "-R",
+                   "-Q", "-i", "/dev/null", "-o", str(log), "-e", str(log), "-G", "monitoring"]]
+    assert got.index(mk[0]) < got.index(["startsrc", "-s", "aix_exporter"])
+    assert ["rmssys", "-s", "aix_exporter"] in got   # the defined subsystem is replaced: the upgrade path
+    # the launcher runs the installed bundle (the install ran its --check-config already)
+    r = subprocess.run([str(launcher), "--version"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == f"aix_exporter {dist['version']}"
+    # an edited configuration is never overwritten by installing again
+    config.write_text(config.read_text() + "\n# edited\n")
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-p", str(prefix), "-u", "root", "-c", str(config),
+                        "-l", str(log)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0 and config.read_text().endswith("# edited\n")
+    calls.write_text("")
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-r"], capture_output=True, text=True, env=env,
+                       timeout=60)
+    assert r.returncode == 0
+    assert [c.split("\t") for c in calls.read_text().splitlines() if not c.startswith("ls")] == [
+        ["stopsrc", "-s", "aix_exporter"], ["rmssys", "-s", "aix_exporter"]]
+
+
+def test_pyz_install_refuses_a_relative_path(dist, bare_python):
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-n", "-p", "opt"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and "must be an absolute path" in r.stderr
+
+
+def test_sbom_lists_every_bundled_component_and_validates(dist):
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+    text = dist["sbom"].read_text()
+    assert JsonStrictValidator(SchemaVersion.V1_5).validate_str(text) is None
+    bom = json.loads(text)
+    assert bom["bomFormat"] == "CycloneDX" and bom["metadata"]["component"]["name"] == "aix-exporter"
+    libs = {c["name"].lower(): c["version"] for c in bom["components"] if c["type"] == "library"}
+    pinned = dict(line.split("==") for line in (AIX / "bundle-requirements.txt").read_text().splitlines()
+                  if line and not line.startswith("#"))
+    assert libs == {k.lower(): v for k, v in pinned.items()}
+    files = {c["name"]: c["hashes"][0]["content"] for c in bom["components"] if c["type"] == "file"}
+    import hashlib
+    assert files == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (dist["rpm"], dist["pyz"])}
