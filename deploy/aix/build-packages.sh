@@ -22,6 +22,7 @@ fi
 ensure_venv '[package]' >/dev/null
 PY="$VENV/bin/python"
 VERSION=$("$PY" -c 'import importlib.metadata as m; print(m.version("aix-exporter"))')
+RELEASE=${AIX_EXPORTER_RPM_RELEASE:-1}   # the RPM's release: a rebuild of one version
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 
@@ -51,10 +52,10 @@ mkdir -p "$STAGE/bin" "$STAGE/share"
 printf '%s\n' '#!/bin/sh' '# aix_exporter launcher (RPM): the AIX Toolbox python3 with the bundled packages' \
     'exec /opt/freeware/bin/python3 -s /opt/aix_exporter/lib "$@"' > "$STAGE/bin/aix-exporter"
 cp deploy/aix/src-setup.sh deploy/aix/aix_exporter.yml "$STAGE/share/"
-rpmbuild -bb --quiet --define "_topdir $STAGE/rpm" --define "stage $STAGE" --define "pkgversion $VERSION" \
+rpmbuild -bb --quiet --define "_topdir $STAGE/rpm" --define "stage $STAGE" --define "pkgversion $VERSION" --define "pkgrelease $RELEASE" \
     deploy/aix/aix_exporter.spec >/dev/null
-RPM="$OUT/aix_exporter-$VERSION-1.noarch.rpm"
-cp "$STAGE/rpm/RPMS/noarch/aix_exporter-$VERSION-1.noarch.rpm" "$RPM"
+RPM="$OUT/aix_exporter-$VERSION-$RELEASE.noarch.rpm"
+cp "$STAGE/rpm/RPMS/noarch/aix_exporter-$VERSION-$RELEASE.noarch.rpm" "$RPM"
 
 # the SBOM of both, and the checksums of all three
 SBOM="$OUT/aix_exporter-$VERSION.cdx.json"

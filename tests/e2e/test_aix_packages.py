@@ -92,6 +92,29 @@ def test_rpm_scripts_create_restart_and_remove_the_subsystem_with_the_shared_scr
         assert got == expected, (name, arg, got)
 
 
+def test_rpm_upgrade_keeps_the_edited_config_and_the_state_file(dist, tmp_path):
+    """rpm -U of a newer build (release 2) over an installed one: the edited configuration and
+    the TSM state file (not the package's) stay, the package's files are the new ones."""
+    out = tmp_path / "dist2"
+    r = subprocess.run(["bash", str(AIX / "build-packages.sh"), str(out)], capture_output=True, text=True, timeout=600,
+                       cwd=ROOT, env={**os.environ, "AIX_EXPORTER_RPM_RELEASE": "2"})
+    assert r.returncode == 0, r.stderr
+    root, db = tmp_path / "root", tmp_path / "db"
+    rpm("--root", str(root), "--dbpath", str(db), "--nodeps", "--noscripts", "-i", str(dist["rpm"]))
+    config = root / "etc" / "aix_exporter.yml"
+    config.write_text(config.read_text() + "\n# edited by the admin\n")
+    state = root / "var" / "lib" / "aix_exporter" / "tsm-state.json"
+    state.parent.mkdir(parents=True)
+    state.write_text('{"offset": 4096}')
+    rpm("--root", str(root), "--dbpath", str(db), "--nodeps", "--noscripts", "-U",
+        str(out / f"aix_exporter-{dist['version']}-2.noarch.rpm"))
+    assert rpm("--root", str(root), "--dbpath", str(db), "-q", "aix_exporter").strip() == \
+        f"aix_exporter-{dist['version']}-2.noarch"
+    assert config.read_text().endswith("# edited by the admin\n") and not list(root.glob("etc/*.rpmnew"))
+    assert state.read_text() == '{"offset": 4096}'
+    assert (root / "opt" / "aix_exporter" / "lib" / "aix_exporter" / "cli.py").exists()
+
+
 def test_rpm_installs_into_a_scratch_root(dist, tmp_path):
     root = tmp_path / "root"
     rpm("--root", str(root), "--dbpath", str(tmp_path / "db"), "--nodeps", "--noscripts", "-i", str(dist["rpm"]))
