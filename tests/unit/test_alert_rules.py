@@ -31,7 +31,7 @@ def test_promtool_check_and_test_rules():
     check = subprocess.run([promtool, "check", "rules", str(ALERTS / "aix-rules.yml")], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "SUCCESS: 38 rules found" in check.stdout
-    test = subprocess.run([promtool, "test", "rules", "aix-rules.test.yml"], cwd=ALERTS / "tests",
+    test = subprocess.run([promtool, "test", "rules", "aix-rules.test.yml", "thresholds.test.yml"], cwd=ALERTS / "tests",
                           capture_output=True, text=True)
     assert test.returncode == 0, test.stdout + test.stderr
     assert "SUCCESS" in test.stdout
@@ -75,3 +75,28 @@ def test_the_report_queries_only_metrics_the_exporter_emits_or_the_rules_record(
     names = {n for e in exprs for n in re.findall(r"\b(aix[a-z0-9_:]*[a-z0-9_])\b", e)}
     assert len(names) >= 10
     assert {n for n in names if n not in emitted and n not in recorded} == set()
+
+
+def test_threshold_tests_are_current_and_pin_every_numeric_setting():
+    """alerts/tests/thresholds.test.yml is what make_threshold_tests.py writes, and each numeric
+    setting of config.libsonnet has a case on each side (bench/alert_thresholds.py measures
+    that halving or doubling any of them fails promtool test rules)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("mtt", ALERTS / "tests" / "make_threshold_tests.py")
+    mtt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mtt)
+    cases = mtt.cases()
+    committed = yaml.safe_load((ALERTS / "tests" / "thresholds.test.yml").read_text())
+    assert committed["tests"] == cases, "alerts/tests/thresholds.test.yml is stale: python3 alerts/tests/make_threshold_tests.py"
+    source = (ALERTS / "tests" / "make_threshold_tests.py").read_text()
+    import re
+    config = (ALERTS / "config.libsonnet").read_text()
+    numeric = re.findall(r"^\s*(\w+):\s*[0-9][0-9.* ]*,", config, re.M)
+    assert len(numeric) == 16
+    for name in numeric:
+        assert f"# {name}" in source or f", {name}" in source, f"{name} has no threshold case"
+    by_alert = {}
+    for c in cases:
+        alert = c["name"].split()[0]
+        by_alert.setdefault(alert, set()).add("fires" in c["name"])
+    assert all(v == {True, False} for v in by_alert.values()), by_alert

@@ -41,3 +41,34 @@ def test_the_spool_directory_is_removed_even_on_error(tmp_path):
     with w:
         pass
     assert not os.path.exists(spool)
+
+
+def test_history_writer_timestamps_are_seconds_in_order_and_end_at_end(tmp_path):
+    """simulate --openmetrics: every sample's timestamp is in seconds (not milliseconds), the
+    steps are STEP apart, the last is END, and each series is in time order with the same
+    value the live exporter serves at that simulated time (counters never go back)."""
+    from aix_exporter.tools.history import write_openmetrics
+    out = tmp_path / "h.om"
+    end = 1_800_000_000.0
+    n = write_openmetrics("case-study", str(out), step=60, end=end, duration=600)
+    series = {}
+    types = {}
+    for line in out.read_text().splitlines():
+        if line.startswith("# TYPE "):
+            _, _, fam, typ = line.split()
+            types[fam] = typ
+            continue
+        if line.startswith("#"):
+            continue
+        key, value, ts = line.rsplit(" ", 2)
+        series.setdefault(key, []).append((float(ts), float(value)))
+    assert n == sum(len(v) for v in series.values()) and n > 100
+    stamps = sorted({t for v in series.values() for t, _ in v})
+    assert stamps == [end - 600 + 60 * k for k in range(11)]   # seconds, STEP apart, ending at END
+    for key, points in series.items():
+        assert [t for t, _ in points] == sorted(t for t, _ in points), key
+        if key.split("{")[0].endswith("_total"):
+            values = [v for _, v in points]
+            assert values == sorted(values), key   # a counter never goes back
+    cpu = series['aix_vmstat_cpu_ratio{instance="tsmsrv01:10990",job="aix",mode="user"}']
+    assert all(0 <= v <= 1 for _, v in cpu)

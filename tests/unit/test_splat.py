@@ -69,3 +69,29 @@ def test_splat_cut_in_the_middle_is_an_error():
     with pytest.raises(ParseError, match="no splat section"):
         splat.parse("Elapsed time, but not splat\n")
 
+
+
+def test_lock_figures_fall_back_to_the_lock_detail_sections_without_a_top_locks_summary():
+    """A report without the acquisitions summary (splat -sa cut to its detail sections) still
+    gives per-lock figures, from the lock detail sections; the summary wins when both exist."""
+    rep = splat.parse(fixture_text("splat", "tsm-4k-pin-seg-range.txt"))
+    assert rep.locks and rep.details
+    detail = rep.details[0]
+    only_details = splat.SplatReport(window_seconds=rep.window_seconds, locks=[], functions=rep.functions,
+                                     gross={}, details=rep.details)
+    m = samples(splat_families(only_details, top_n=1))
+    lab = (("lock", detail.name), ("type", detail.type))
+    assert m[("aix_splat_lock_acquisitions", lab)] == detail.acquisitions == 83586
+    assert m[("aix_splat_lock_miss_ratio", lab)] == 0.2518
+    with_summary = samples(splat_families(rep, top_n=1))
+    assert with_summary[("aix_splat_lock_acquisitions", (("lock", "F10007165096B6F8"), ("type", "disabled_simple")))] == 28925
+
+
+def test_gross_acquisitions_per_lock_class():
+    """The gross lock summary (splat's first section): acquisitions per lock class, the
+    fourth column (Acquisitions or Passes), never the Total or Unique Addresses counts."""
+    rep = splat.parse(fixture_text("splat", "gross-lock-summary.txt"))
+    m = samples(splat_families(rep))
+    gross = {k[1][0][1]: v for k, v in m.items() if k[0] == "aix_splat_gross_acquisitions"}
+    assert gross == {"aix_all_locks": 904417, "runq": 31877, "simple": 844021, "transformed": 88, "krlock": 5120,
+                     "complex": 23399, "pthread_condvar": 1020, "mutex": 44011, "rwlock": 0}

@@ -80,5 +80,9 @@ def test_localised_output_with_decimal_commas_is_rejected_not_guessed():
 def test_headerless_single_row_uses_default_layout():
     rec = vmstat.parse(" 8  0 4343133 888077   0   0   0   0    0   0  86 3669 3595  8  6 86  0  0.09  28.4\n")
     assert rec.row["avm"] == 4343133 and rec.row["pc"] == 0.09 and rec.row["ec"] == 28.4
+    # the default layout's order: ... in sy cs us sy id wa (vmstat's own header), each column itself
+    assert (rec.row["in"], rec.row["syscalls"], rec.row["cs"]) == (86, 3669, 3595)
+    assert (rec.row["us"], rec.row["sy"], rec.row["id"], rec.row["wa"]) == (8, 6, 86, 0)
+    assert (rec.row["r"], rec.row["b"], rec.row["fre"]) == (8, 0, 888077)
     with pytest.raises(ParseError, match="matches no default layout"):
         vmstat.parse(" 8  0 4343133 888077   0   0\n")

@@ -1,0 +1,158 @@
+"""Write alerts/tests/thresholds.test.yml: every numeric threshold of alerts/config.libsonnet
+pinned from both sides.
+
+    python3 alerts/tests/make_threshold_tests.py
+
+For each threshold, a case just beyond it that fires once its 'for' has passed, and a case just
+short of it that never even goes pending over the whole window (ALERTS counted over the window).
+The values here are numbers of our own choosing, written out once: they are NOT read from
+config.libsonnet, so halving or doubling a setting there makes one of the two cases fail
+(`python3 bench/alert_thresholds.py` measures that). The comment of each case says which
+setting it pins and why its two values straddle it.
+"""
+import os
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MIB = 1 << 20
+PAGE = 16 * MIB
+L = 'job="aix",instance="a:10990"'
+
+
+def s(name, labels, values):
+    return {"series": f"{name}{{{L}{',' + labels if labels else ''}}}", "values": values}
+
+
+def const(v, n):
+    return f"{v:.12g}x{n}"
+
+
+def pool(free_pages, total=200, n=600):
+    return [s("aix_memory_page_pool_size_bytes", 'psize="16M"', const(total * PAGE, n)),
+            s("aix_memory_page_inuse_bytes", 'psize="16M"', const((total - free_pages) * PAGE, n))]
+
+
+def fires(alert, at):
+    return {"expr": f'count(ALERTS{{alertname="{alert}",alertstate="firing"}})', "eval_time": at,
+            "exp_samples": [{"labels": "{}", "value": 1}]}
+
+
+def quiet(alert, at, window):
+    return {"expr": f'count(count_over_time(ALERTS{{alertname="{alert}"}}[{window}])) or vector(0)',
+            "eval_time": at, "exp_samples": [{"labels": "{}", "value": 0}]}
+
+
+def case(name, alert, series, fire, at, window=None):
+    check = fires(alert, at) if fire else quiet(alert, at, window or at)
+    return {"name": f"{alert} {'fires' if fire else 'stays quiet'}: {name}", "interval": "1m",
+            "input_series": series, "promql_expr_test": [check]}
+
+
+def heap(segments, configured, free, n=600):
+    return pool(free, total=max(configured, free + 1), n=n) + [
+        s("aix_vmo_tunable", 'tunable="lgpg_regions",setting="current"', const(configured, n)),
+        s("aix_process_heap_segments", 'pid="4242",comm="dsmserv"', const(segments, n))]
+
+
+def cases():
+    out = []
+    # largePagePoolFreeWarningRatio 0.10 (for 15m): 9 % free fires, 11 % stays quiet
+    out.append(case("9 % of the pool free", "AixLargePagePoolNearlyExhausted", pool(18), True, "20m"))
+    out.append(case("11 % of the pool free", "AixLargePagePoolNearlyExhausted", pool(22), False, "60m"))
+    # largePagePoolForecastHours 4 (for 30m): free falls 1 page a minute; 230 free runs out in
+    # 3.8 h and fires, 400 free (310 after 90 minutes) runs out in more than 5 h and stays quiet
+    grow = f"{(10000 - 230) * PAGE}+{PAGE}x300"
+    out.append(case("runs out in 3.8 h", "AixLargePagePoolFillingUp",
+                    [s("aix_memory_page_pool_size_bytes", 'psize="16M"', const(10000 * PAGE, 300)),
+                     s("aix_memory_page_inuse_bytes", 'psize="16M"', grow)], True, "45m"))
+    grow = f"{(10000 - 400) * PAGE}+{PAGE}x300"
+    out.append(case("runs out in 5 h or more", "AixLargePagePoolFillingUp",
+                    [s("aix_memory_page_pool_size_bytes", 'psize="16M"', const(10000 * PAGE, 300)),
+                     s("aix_memory_page_inuse_bytes", 'psize="16M"', grow)], False, "90m"))
+    # mandatoryMinHeadroomPages 16 (mode M, no growth, for 5m): 14 free fires, 18 stays quiet
+    mode_m = [s("aix_process_large_page_info", 'pid="4242",comm="dsmserv",mode="M"', const(1, 300))]
+    flat16 = [s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="16M"', const(100 * PAGE, 300))]
+    out.append(case("14 free pages, no growth", "AixMandatoryLargePagesAtRisk", pool(14) + mode_m + flat16, True, "10m"))
+    out.append(case("18 free pages, no growth", "AixMandatoryLargePagesAtRisk", pool(18) + mode_m + flat16, False, "60m"))
+    # mandatoryGrowthHorizonSeconds 7200: the process grows 1 page a minute, 120 pages in 2 h:
+    # 100 free fires, 140 free stays quiet
+    grow16 = [s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="16M"', f"{100 * PAGE}+{PAGE}x300")]
+    out.append(case("100 free pages, 120 pages of growth in 2 h", "AixMandatoryLargePagesAtRisk",
+                    pool(100) + mode_m + grow16, True, "30m"))
+    out.append(case("140 free pages, 120 pages of growth in 2 h", "AixMandatoryLargePagesAtRisk",
+                    pool(140) + mode_m + grow16, False, "90m"))
+    # fallback4kGrowthBytes 32 MiB in 30m (for 15m): 4 KB use grows 40 MiB per 30 minutes and
+    # fires, 26 MiB stays quiet; mode Y, pool exhausted, 16 MB flat
+    fallback = pool(0) + [
+        s("aix_process_large_page_info", 'pid="4242",comm="dsmserv",mode="Y"', const(1, 300)),
+        s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="16M"', const(100 * PAGE, 300))]
+    for mib, fire in ((40, True), (26, False)):
+        step = mib * MIB / 30
+        out.append(case(f"4 KB use grows {mib} MiB per 30 minutes", "AixLargePageSilentFallback",
+                        fallback + [s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="4K"',
+                                      f"{1 << 30}+{step:.0f}x300")], fire, "60m" if fire else "120m"))
+    # pagesPerHeapSegment 16, extraLargePages 32 (undersized, for 1h): 8 segments -> 160 pages
+    # recommended; 150 configured fires, 170 stays quiet
+    out.append(case("150 configured, 160 recommended", "AixLargePagePoolUndersized", heap(8, 150, 10), True, "70m"))
+    out.append(case("170 configured, 160 recommended", "AixLargePagePoolUndersized", heap(8, 170, 10), False, "180m"))
+    # oversizedFactor 2, oversizedMinFreePages 64 (for 6h): 160 recommended; 340 configured with
+    # 70 free fires; 300 configured stays quiet; 58 free stays quiet
+    out.append(case("340 configured (> 2 x 160), 70 free", "AixLargePagePoolOversized", heap(8, 340, 70), True, "370m"))
+    out.append(case("300 configured (< 2 x 160), 70 free", "AixLargePagePoolOversized", heap(8, 300, 70), False, "420m"))
+    out.append(case("340 configured, 58 free", "AixLargePagePoolOversized", heap(8, 340, 58), False, "420m"))
+    # pinMissRatio 0.10, sysPerUserRatio 3 (for 15m): miss 0.12 with sys 3.5 x usr fires; miss
+    # 0.08 stays quiet; sys 2.5 x usr stays quiet
+
+    def pin(miss, ratio):
+        return [s("aix_splat_function_miss_ratio", 'function=".pin_seg_range"', const(miss, 300)),
+                s("aix_vmstat_cpu_ratio", 'mode="user"', const(0.2, 300)),
+                s("aix_vmstat_cpu_ratio", 'mode="sys"', const(0.2 * ratio, 300))]
+    out.append(case("miss 0.12, sys 3.5 x usr", "AixPinLockContention", pin(0.12, 3.5), True, "20m"))
+    out.append(case("miss 0.08, sys 3.5 x usr", "AixPinLockContention", pin(0.08, 3.5), False, "60m"))
+    out.append(case("miss 0.12, sys 2.5 x usr", "AixPinLockContention", pin(0.12, 2.5), False, "60m"))
+    # tapeDropRatio 0.5, tapeBusyRatio 0.5 (for 15m): 100 MiB/s for 3 h, then 40 MiB/s at 60 %
+    # busy fires; 60 MiB/s stays quiet; 40 MiB/s at 40 % busy stays quiet
+
+    def tape(after_mib, busy):
+        before = 100 * MIB * 60
+        start = before * 180
+        return [s("aix_tape_written_bytes_total", 'device="rmt0"',
+                  f"0+{before}x180 {start + after_mib * MIB * 60}+{after_mib * MIB * 60}x60"),
+                s("aix_tape_read_bytes_total", 'device="rmt0"', const(0, 241)),
+                s("aix_tape_busy_ratio", 'device="rmt0"', f"{const(0.9, 180)} {const(busy, 60)}")]
+    out.append(case("40 MiB/s after 100, 60 % busy", "AixTapeThroughputDrop", tape(40, 0.6), True, "220m"))
+    out.append(quiet_after("60 MiB/s after 100, 60 % busy", "AixTapeThroughputDrop", tape(60, 0.6), "240m", "60m"))
+    out.append(quiet_after("40 MiB/s after 100, 40 % busy", "AixTapeThroughputDrop", tape(40, 0.4), "240m", "60m"))
+    # collectorStaleSeconds 3600 (no for): last success at 0 fires at 67 minutes, quiet up to 53
+    stale = [s("aix_exporter_collector_last_success_timestamp_seconds", 'collector="vmstat"', const(0, 120))]
+    out.append(case("last success 67 minutes ago", "AixExporterCollectorStale", stale, True, "67m"))
+    out.append(case("last success 53 minutes ago at most", "AixExporterCollectorStale", stale, False, "53m"))
+    # pagingSpaceUsedRatio 0.80 (for 15m): 85 % used fires, 75 % stays quiet
+    for used, fire in ((85, True), (75, False)):
+        out.append(case(f"{used} % of paging space used", "AixPagingSpaceLow",
+                        [s("aix_paging_space_inuse_bytes", "", const(used * MIB, 300)),
+                         s("aix_paging_space_size_bytes", "", const(100 * MIB, 300))], fire, "20m" if fire else "60m"))
+    # freeListRatio 0.01 (for 15m): 0.9 % of memory on the free list fires, 1.1 % stays quiet
+    for pct, fire in ((0.9, True), (1.1, False)):
+        out.append(case(f"{pct} % of memory on the free list", "AixFreeListLow",
+                        [s("aix_vmstat_free_list_bytes", "", const(pct * 10 * MIB, 300)),
+                         s("aix_lpar_memory_bytes", "", const(1000 * MIB, 300))], fire, "20m" if fire else "60m"))
+    return out
+
+
+def quiet_after(name, alert, series, at, window):
+    """Quiet over the last ``window`` before ``at`` (the part of the input after a change)."""
+    return case(name, alert, series, False, at, window)
+
+
+def main():
+    doc = {"rule_files": ["../aix-rules.yml"], "evaluation_interval": "1m", "tests": cases()}
+    head = ("# Generated by alerts/tests/make_threshold_tests.py: every numeric threshold of\n"
+            "# alerts/config.libsonnet pinned from both sides (promtool test rules thresholds.test.yml).\n")
+    with open(os.path.join(HERE, "thresholds.test.yml"), "w") as fh:
+        fh.write(head + yaml.safe_dump(doc, sort_keys=False, width=200))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""Dashboards mean what they say: the key panels' queries over the backfilled case study
+equal the simulator model's own figure for the quantity their title and legend name.
+
+Each panel query is averaged over 10 minutes (`avg_over_time((Q)[10m:1m])`) at an instant
+in the steady 4 KB regime (2 h into the history) and in the steady 16 MB regime (7 h in),
+and compared with the model's figure averaged over the same minutes (the model's own noise
+is a few per cent a minute). Tolerances: 6 % for rates (a 5-minute rate spans minutes
+before the window), 0.01 for CPU ratios (vmstat prints whole percents), 1 % for memory and
+pages (svmon figures are exact; the model's need grows slowly). A panel that swapped read for
+written, user for sys or 4 KB for 16 MB is off by far more than that.
+"""
+import statistics
+
+import pytest
+
+from aix_exporter.simulate.model import Model
+from aix_exporter.simulate.render import system_pages
+from aix_exporter.simulate.scenarios import SCENARIOS
+from tests.e2e.test_dashboard_queries import substitute
+from tests.unit.test_dashboards import dashboards
+
+MIB = 1 << 20
+INSTANCE = 'instance=~"tsmsrv01:10990"'
+AT = {"4K": 2 * 3600, "16M": 7 * 3600}   # seconds into the 8 h case study: steady regimes
+
+
+def panel_target(dashboard, title, legend):
+    def walk(panels):
+        for p in panels:
+            yield p
+            yield from walk(p.get("panels", []))
+    for p in walk(dashboards()[dashboard]["panels"]):
+        if p.get("title") == title:
+            for t in p["targets"]:
+                if t.get("legendFormat", "") == legend:
+                    return t["expr"]
+    raise AssertionError(f"{dashboard}: no panel {title!r} with legend {legend!r}")
+
+
+def panel_value(p, expr, when, match=None):
+    """The panel query averaged over the 10 minutes before ``when``; one series (``match``:
+    the labels that pick it), or None when the panel has no such series."""
+    q = "avg_over_time((%s)[10m:1m])" % substitute(expr).replace('instance=~".*"', INSTANCE)
+    res = p.query(q, when)
+    if match:
+        res = [r for r in res if all(r["metric"].get(k) == v for k, v in match.items())]
+    assert len(res) <= 1, (expr, match, res)
+    return float(res[0]["value"][1]) if res else None
+
+
+def model_value(p, fn, when):
+    sc = SCENARIOS["case-study"]()
+    start = p.end - sc.duration
+    m = Model(sc, seed=1)
+    return statistics.mean(fn(m.state(when - start - 60 * k)) for k in range(10))
+
+
+def reader_mibps(s):
+    return sum(d.mibps for d in s.drives if d.reader) * MIB
+
+
+def writer_mibps(s):
+    return sum(d.mibps for d in s.drives if not d.reader) * MIB
+
+
+# (dashboard, panel title, legend, labels that pick the series, the model's figure, tolerance)
+PANELS = [
+    ("aix-tape.json", "Read and written", "{{instance}} read", None, reader_mibps, ("rel", 0.06)),
+    ("aix-tape.json", "Read and written", "{{instance}} written", None, writer_mibps, ("rel", 0.06)),
+    ("aix-tape.json", "Total throughput", "{{instance}}", None, lambda s: s.total_mibps * MIB, ("rel", 0.06)),
+    ("aix-tape.json", "Busy", "{{device}}", {"device": "rmt0"}, lambda s: s.drives[0].busy, ("abs", 0.02)),
+    ("aix-overview.json", "CPU (vmstat)", "{{instance}} {{mode}}", {"mode": "user"}, lambda s: s.cpu["us"] / 100, ("abs", 0.01)),
+    ("aix-overview.json", "CPU (vmstat)", "{{instance}} {{mode}}", {"mode": "sys"}, lambda s: s.cpu["sy"] / 100, ("abs", 0.01)),
+    ("aix-overview.json", "CPU (vmstat)", "{{instance}} {{mode}}", {"mode": "wait"}, lambda s: s.cpu["wa"] / 100, ("abs", 0.01)),
+    ("aix-overview.json", "Memory by page size", "{{instance}} {{psize}}", {"psize": "4K"},
+     lambda s: system_pages(s)["s"]["inuse"] * 4096, ("rel", 0.01)),
+    ("aix-overview.json", "Memory by page size", "{{instance}} {{psize}}", {"psize": "16M"},
+     lambda s: system_pages(s).get("L", {"inuse": 0})["inuse"] * 16 * MIB, ("abs", 16 * MIB)),
+    ("aix-large-pages.json", "Pool: size, in use, free (pages)", "{{instance}} pool", None, lambda s: s.lgpg_regions, ("abs", 0.5)),
+    ("aix-large-pages.json", "Pool: size, in use, free (pages)", "{{instance}} in use", None,
+     lambda s: s.pool_inuse if s.lgpg_regions else 0, ("abs", 1.0)),
+    ("aix-large-pages.json", "Pool: size, in use, free (pages)", "{{instance}} free", None,
+     lambda s: s.pool_free if s.lgpg_regions else 0, ("abs", 1.0)),
+    ("aix-lock-contention.json", "pin_seg_range miss ratio", "{{instance}}", None, lambda s: s.miss_ratio, ("abs", 0.01)),
+]
+
+
+@pytest.mark.parametrize("regime", ["4K", "16M"])
+@pytest.mark.parametrize("dashboard,title,legend,match,fn,tol", PANELS,
+                         ids=[f"{d}:{t}:{l}:{m}" for d, t, l, m, _, _ in PANELS])
+def test_panel_value_is_the_models_figure(case_study_prometheus, regime, dashboard, title, legend, match, fn, tol):
+    p = case_study_prometheus
+    when = p.end - 8 * 3600 + AT[regime]
+    got = panel_value(p, panel_target(dashboard, title, legend), when, match)
+    want = model_value(p, fn, when)
+    pool = model_value(p, lambda s: s.lgpg_regions, when)
+    if pool == 0 and (title.startswith("Pool") or (match or {}).get("psize") == "16M"):
+        # no 16 MB pool (the 4 KB regime): svmon -G prints no 16 MB line, so the panel shows
+        # nothing, never a made-up 0
+        assert got is None, f"{dashboard} {title} {legend}: {got} without a 16 MB pool"
+        return
+    assert got is not None, f"{dashboard} {title} {legend} {match}: no data"
+    kind, amount = tol
+    assert got == (pytest.approx(want, rel=amount) if kind == "rel" else pytest.approx(want, abs=amount)), \
+        f"{dashboard} {title} {legend} {match}: panel {got}, model {want}"
+
+
+def test_the_figures_differ_so_a_swap_would_show():
+    """The pairs the panels could confuse differ by more than the tolerances in both regimes."""
+    sc = SCENARIOS["case-study"]()
+    m = Model(sc, seed=1)
+    for t in AT.values():
+        s = m.state(t)
+        assert abs(reader_mibps(s) - writer_mibps(s)) > 0.2 * writer_mibps(s)
+        assert abs(s.cpu["us"] - s.cpu["sy"]) > 2
+        pages = system_pages(s)
+        assert abs(pages["s"]["inuse"] * 4096 - pages.get("L", {"inuse": 0})["inuse"] * 16 * MIB) > 0.1 * pages["s"]["inuse"] * 4096
+
+
+def test_every_row_of_the_regime_table_is_the_models_figure_for_that_regime(case_study_prometheus):
+    """The before/after-by-regime table (dashboard aix-before-after): each row's before (4 KB)
+    and after (16 MB) value against the model's average over the minutes of that regime.
+    Tolerances: 6 % for tape and memory, 1.0 percentage point for CPU, 0.01 for the miss ratio."""
+    p = case_study_prometheus
+    table = dashboards()["aix-before-after.json"]["panels"][0]
+
+    def column(k):
+        expr = substitute(table["targets"][k]["expr"]).replace('instance=~".*"', INSTANCE)
+        return {r["metric"]["figure"]: float(r["value"][1]) for r in p.query(expr, p.end)}
+    got = {"4K": column(0), "16M": column(1)}
+    m = Model(SCENARIOS["case-study"](), seed=1)
+    minutes = {"4K": [60 * k for k in range(1, 240)], "16M": [4 * 3600 + 300 + 60 * k for k in range(1, 235)]}
+    for regime, ts in minutes.items():
+        states = [m.state(t) for t in ts]
+
+        def mean(fn):
+            return statistics.mean(fn(s) for s in states)
+        row = got[regime]
+        assert row["1 Tape throughput (MiB/s)"] == pytest.approx(mean(lambda s: s.total_mibps), rel=0.06)
+        assert row["3 User CPU (%)"] == pytest.approx(mean(lambda s: s.cpu["us"]), abs=1.0)
+        assert row["4 System CPU (%)"] == pytest.approx(mean(lambda s: s.cpu["sy"]), abs=1.0)
+        assert row["5 Wait (%)"] == pytest.approx(mean(lambda s: s.cpu["wa"]), abs=1.0)
+        assert row["8 pin_seg_range miss ratio"] == pytest.approx(mean(lambda s: s.miss_ratio), abs=0.01)
+        assert row["9 Memory in 4 KB pages (GiB)"] == pytest.approx(
+            mean(lambda s: system_pages(s)["s"]["inuse"] * 4096) / (1 << 30), rel=0.06)
+        assert row["11 lgpg_regions"] == pytest.approx(mean(lambda s: s.lgpg_regions), abs=0.5 if regime == "16M" else 5)
+    assert got["16M"]["10 Memory in 16 MB pages (GiB)"] == pytest.approx(
+        statistics.mean(system_pages(m.state(t))["L"]["inuse"] for t in minutes["16M"]) * 16 / 1024, rel=0.06)
+    # the columns are not swapped: before is the slow, contended regime
+    assert got["4K"]["1 Tape throughput (MiB/s)"] < got["16M"]["1 Tape throughput (MiB/s)"]
