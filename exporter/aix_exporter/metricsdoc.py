@@ -35,6 +35,10 @@ def emitted(sources) -> dict:
 
 
 def default_sources(fixture_dir=None):
+    """The simulator's scenarios; the replay directory ``fixture_dir`` (a whole LPAR); and, when
+    it sits in the fixtures tree (tests/fixtures/replay/NAME), every fixture of every command
+    (tests/fixtures/<key>/*.txt), each replayed in place of that command's file of
+    ``fixture_dir``: so the table lists every metric some real-format output gives."""
     from .sources.replay import ReplaySource
     from .sources.simulate import SimulatedSource
     from .simulate.scenarios import SCENARIOS
@@ -45,7 +49,32 @@ def default_sources(fixture_dir=None):
         srcs.append(src)
     if fixture_dir and os.path.isdir(fixture_dir):
         srcs.append(ReplaySource(fixture_dir))
+        srcs.extend(_each_fixture(fixture_dir))
     return srcs
+
+
+def _each_fixture(base: str) -> list:
+    import shutil
+    import tempfile
+    from .commands import COMMANDS
+    from .sources.replay import ReplaySource
+    root = os.path.dirname(os.path.dirname(os.path.abspath(base)))   # tests/fixtures
+    out = []
+    for key in COMMANDS:
+        folder = os.path.join(root, key)
+        if not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".txt"):
+                continue
+            tmp = tempfile.TemporaryDirectory(prefix="aix-metricsdoc-")
+            for f in os.listdir(base):
+                shutil.copy(os.path.join(base, f), tmp.name)
+            shutil.copy(os.path.join(folder, name), os.path.join(tmp.name, f"{key}.txt"))
+            src = ReplaySource(tmp.name)
+            src.tmp = tmp   # removed with the source
+            out.append(src)
+    return out
 
 
 def table(entries: dict) -> str:

@@ -86,3 +86,13 @@ def test_headerless_single_row_uses_default_layout():
     assert (rec.row["r"], rec.row["b"], rec.row["fre"]) == (8, 0, 888077)
     with pytest.raises(ParseError, match="matches no default layout"):
         vmstat.parse(" 8  0 4343133 888077   0   0\n")
+
+
+def test_vmstat_I_layout_gives_raw_io_blocked_threads_from_the_last_row():
+    rec = vmstat.parse(fixture_text("vmstat", "iwt-raw-io-blocked.txt"))
+    assert (rec.row["r"], rec.row["b"], rec.row["p"]) == (7, 1, 5)
+    m = samples(families_from(rec))
+    assert m[("aix_vmstat_raw_io_blocked_threads", ())] == 5
+    assert m[("aix_vmstat_blocked_threads", ())] == 1 and m[("aix_vmstat_runqueue_threads", ())] == 7
+    assert m[("aix_vmstat_cpu_ratio", (("mode", "user"),))] == 0.03
+    assert m[("aix_vmstat_cpu_ratio", (("mode", "sys"),))] == 0.33

@@ -41,3 +41,12 @@ def test_bad_input(parse, text, message):
     with pytest.raises(ParseError, match=message):
         parse(text)
 
+
+
+def test_label_names_follow_the_snake_rule_with_io():
+    """'I/O' becomes 'io', any other run of non-alphanumerics one '_' (the naming rule the
+    metric names of unknown vmstat -v labels depend on)."""
+    from aix_exporter.collectors.vmstat_v import snake
+    assert snake("pending I/O waits") == "pending_io_waits"
+    assert snake("mpc-sent interrupts") == "mpc_sent_interrupts"
+    assert snake("  paging space I/Os ") == "paging_space_ios"

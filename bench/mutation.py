@@ -1,0 +1,118 @@
+"""Mutation score of parsers/ and collectors/ (mutmut 2.x), each module against its own tests.
+
+    python3 bench/mutation.py [--jobs 2] [--only MODULE ...] [--out bench/mutation-survivors.md]
+
+Every module of exporter/aix_exporter/parsers and .../collectors is mutated by mutmut
+(`pip install 'mutmut<3'`), and each mutant runs only the test files that import that module
+(tests/unit, tests/conformance; found by their imports) and the package's shared tests (the
+fixture records for parsers, the README metrics table for collectors), so the run fits a
+2-core machine.
+Each job works in its own copy of the tree (mutmut edits the file in place), with
+PYTHONPATH pointing at that copy. Prints the score per module and in all, and writes every
+surviving mutant (its diff) to --out.
+"""
+import argparse
+import concurrent.futures as cf
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PKG = os.path.join(ROOT, "exporter", "aix_exporter")
+
+
+def modules(only):
+    out = []
+    for pkg in ("parsers", "collectors"):
+        for name in sorted(os.listdir(os.path.join(PKG, pkg))):
+            if name.endswith(".py") and name != "__init__.py":
+                mod = f"{pkg}/{name[:-3]}"
+                if not only or mod in only or name[:-3] in only:
+                    out.append(mod)
+    return out
+
+
+# Tests of every module of a package, beside those that import it: each fixture's parsed record
+# against its JSON (parsers), and the README metrics table, names and HELP texts from every
+# fixture through the collectors (collectors)
+SHARED_TESTS = {"parsers": ["tests/unit/test_fixture_records.py"], "collectors": ["tests/unit/test_readme.py"]}
+
+
+def tests_of(mod):
+    """Test files that import the module ('parsers.vmstat' or 'from ...parsers import vmstat'),
+    and the package's shared tests."""
+    pkg, name = mod.split("/")
+    dotted = re.compile(rf"\b{pkg}\.{name}\b")
+    listed = re.compile(rf"from aix_exporter\.{pkg} import [^\n]*\b{name}\b")
+    found = []
+    for d in ("tests/unit", "tests/conformance"):
+        for f in sorted(os.listdir(os.path.join(ROOT, d))):
+            if f.startswith("test_") and f.endswith(".py"):
+                text = open(os.path.join(ROOT, d, f), encoding="utf-8").read()
+                if dotted.search(text) or listed.search(text):
+                    found.append(f"{d}/{f}")
+    return found + [t for t in SHARED_TESTS[pkg] if t not in found] if found else []
+
+
+def run(mod, python, mutmut):
+    tests = tests_of(mod)
+    if not tests:
+        return mod, 0, 0, [], "no tests import it"
+    work = tempfile.mkdtemp(prefix="aix-mutation-")
+    try:
+        tree = os.path.join(work, "main")
+        shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "dist", ".mutmut-cache"))
+        shared = os.path.join(os.path.dirname(ROOT), "shared")
+        if os.path.isdir(shared):
+            os.symlink(shared, os.path.join(work, "shared"))
+        runner = (f"/usr/bin/env PYTHONPATH={tree}/exporter:{tree} {python} -m pytest -x -q -p no:cacheprovider "
+                  f"-p no:randomly {' '.join(tests)}")
+        subprocess.run([mutmut, "run", "--paths-to-mutate", f"exporter/aix_exporter/{mod}.py", "--runner", runner,
+                        "--tests-dir", "tests", "--no-progress"], cwd=tree, capture_output=True, text=True, timeout=7200)
+        res = subprocess.run([mutmut, "junitxml"], cwd=tree, capture_output=True, text=True, timeout=600).stdout
+        total = res.count("<testcase ")
+        ids = re.findall(r'<testcase[^>]*name="Mutant #(\d+)"[^>]*>\s*<failure', res)
+        survivors = []
+        for i in ids:
+            diff = subprocess.run([mutmut, "show", i], cwd=tree, capture_output=True, text=True, timeout=60).stdout
+            survivors.append((i, diff.strip()))
+        return mod, total, total - len(ids), survivors, f"{len(tests)} test files"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "mutation-survivors.md"))
+    args = ap.parse_args()
+    mutmut = shutil.which("mutmut") or os.path.join(os.path.dirname(sys.executable), "mutmut")
+    if not os.path.exists(mutmut):
+        sys.exit("needs mutmut 2.x: pip install 'mutmut<3'")
+    results = []
+    with cf.ThreadPoolExecutor(args.jobs) as pool:
+        for r in pool.map(lambda m: run(m, sys.executable, mutmut), modules(args.only)):
+            results.append(r)
+            print(f"{r[0]}: {r[2]}/{r[1]} killed ({r[4]})", flush=True)
+    total = sum(r[1] for r in results)
+    killed = sum(r[2] for r in results)
+    print("\n| module | mutants | killed | score |")
+    print("|---|---|---|---|")
+    for mod, t, k, _, note in results:
+        print(f"| `{mod}` | {t} | {k} | {100 * k / t:.0f} % |" if t else f"| `{mod}` | 0 | - | {note} |")
+    print(f"| **all** | {total} | {killed} | **{100 * killed / max(total, 1):.1f} %** |")
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write("# Surviving mutants (written by bench/mutation.py)\n\n")
+        for mod, t, k, survivors, _ in results:
+            if survivors:
+                fh.write(f"## `{mod}`: {len(survivors)} of {t} survived\n\n")
+                for i, diff in survivors:
+                    fh.write(f"### mutant {i}\n\n```diff\n{diff}\n```\n\n")
+
+
+if __name__ == "__main__":
+    main()
