@@ -82,6 +82,14 @@ PANELS = [
     ("aix-large-pages.json", "Pool: size, in use, free (pages)", "{{instance}} free", None,
      lambda s: s.pool_free if s.lgpg_regions else 0, ("abs", 1.0)),
     ("aix-lock-contention.json", "pin_seg_range miss ratio", "{{instance}}", None, lambda s: s.miss_ratio, ("abs", 0.01)),
+    ("aix-before-after.json", "$instance: tape MiB/s and the regime", "tape MiB/s", None, lambda s: s.total_mibps,
+     ("rel", 0.06)),
+    ("aix-before-after.json", "$instance: tape MiB/s and the regime", "16 MB regime (100) or 4 KB (0)", None,
+     lambda s: 100 if s.lgpg_regions else 0, ("abs", 0.5)),
+    ("aix-before-after.json", "$instance: user and system CPU", "{{mode}}", {"mode": "user"}, lambda s: s.cpu["us"] / 100,
+     ("abs", 0.01)),
+    ("aix-before-after.json", "$instance: user and system CPU", "{{mode}}", {"mode": "sys"}, lambda s: s.cpu["sy"] / 100,
+     ("abs", 0.01)),
 ]
 
 
@@ -148,3 +156,29 @@ def test_every_row_of_the_regime_table_is_the_models_figure_for_that_regime(case
         statistics.mean(system_pages(m.state(t))["L"]["inuse"] for t in minutes["16M"]) * 16 / 1024, rel=0.06)
     # the columns are not swapped: before is the slow, contended regime
     assert got["4K"]["1 Tape throughput (MiB/s)"] < got["16M"]["1 Tape throughput (MiB/s)"]
+
+
+# the 4K-versus-16M dashboard's stat panels at the history's end: window 1h ended 5h30m ago
+# (4 KB regime) and 30m ago (16 MB regime), as tests/e2e/test_dashboard_queries.VARS sets them
+STATS = [
+    ("Tape MiB/s - before", 5.5, lambda s: s.total_mibps, ("rel", 0.04)),
+    ("Tape MiB/s - after", 0.5, lambda s: s.total_mibps, ("rel", 0.04)),
+    ("User CPU % - before", 5.5, lambda s: s.cpu["us"], ("abs", 0.6)),
+    ("User CPU % - after", 0.5, lambda s: s.cpu["us"], ("abs", 0.6)),
+    ("pin miss ratio - before", 5.5, lambda s: s.miss_ratio, ("abs", 0.01)),
+    ("pin miss ratio - after", 0.5, lambda s: s.miss_ratio, ("abs", 0.01)),
+]
+
+
+@pytest.mark.parametrize("title,ended_hours_ago,fn,tol", STATS, ids=[s[0] for s in STATS])
+def test_4k_vs_16m_stat_panels_are_the_models_figure_over_their_window(case_study_prometheus, title, ended_hours_ago, fn, tol):
+    p = case_study_prometheus
+    expr = substitute(panel_target("aix-4k-vs-16m.json", title, "{{instance}}")).replace('instance=~".*"', INSTANCE)
+    res = p.query(expr, p.end)
+    assert len(res) == 1, res
+    got = float(res[0]["value"][1])
+    m = Model(SCENARIOS["case-study"](), seed=1)
+    end = 8 * 3600 - ended_hours_ago * 3600
+    want = statistics.mean(fn(m.state(end - 60 * k)) for k in range(60))
+    kind, amount = tol
+    assert got == (pytest.approx(want, rel=amount) if kind == "rel" else pytest.approx(want, abs=amount)), (title, got, want)
