@@ -54,6 +54,11 @@ def tests_of(mod):
                 text = open(os.path.join(ROOT, d, f), encoding="utf-8").read()
                 if dotted.search(text) or listed.search(text):
                     found.append(f"{d}/{f}")
+    if not found:   # a helper module (dsmadmc, labelled, svmon): the tests of the modules that use it
+        use = re.compile(rf"from \.{name} import|from \. import [^\n]*\b{name}\b")
+        for f in sorted(os.listdir(os.path.join(PKG, pkg))):
+            if f.endswith(".py") and f[:-3] != name and use.search(open(os.path.join(PKG, pkg, f), encoding="utf-8").read()):
+                found += [t for t in tests_of(f"{pkg}/{f[:-3]}") if t not in found]
     return found + [t for t in SHARED_TESTS[pkg] if t not in found] if found else []
 
 
