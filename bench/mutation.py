@@ -62,6 +62,22 @@ def tests_of(mod):
     return found + [t for t in SHARED_TESTS[pkg] if t not in found] if found else []
 
 
+def compact(diff: str) -> str:
+    """A mutant as its line number and its changed lines: 'L12: - old / + new'."""
+    m = re.search(r"^@@ -(\d+)", diff, re.M)
+    start = int(m.group(1)) if m else 0
+    body = diff[m.end():].split("\n")[1:] if m else []
+    line, out = start, []
+    for row in body:
+        if row.startswith("-") or row.startswith("+"):
+            out.append(f"{row[0]} {row[1:].strip()}")
+            if row.startswith("-"):
+                at = line
+        if not row.startswith("+"):
+            line += 1
+    return f"L{locals().get('at', start)}: " + " / ".join(out)
+
+
 def run(mod, python, mutmut):
     tests = tests_of(mod)
     if not tests:
@@ -83,7 +99,7 @@ def run(mod, python, mutmut):
         survivors = []
         for i in ids:
             diff = subprocess.run([mutmut, "show", i], cwd=tree, capture_output=True, text=True, timeout=60).stdout
-            survivors.append((i, diff.strip()))
+            survivors.append((i, compact(diff)))
         return mod, total, total - len(ids), survivors, f"{len(tests)} test files"
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -115,8 +131,9 @@ def main():
         for mod, t, k, survivors, _ in results:
             if survivors:
                 fh.write(f"## `{mod}`: {len(survivors)} of {t} survived\n\n")
-                for i, diff in survivors:
-                    fh.write(f"### mutant {i}\n\n```diff\n{diff}\n```\n\n")
+                for i, change in survivors:
+                    fh.write(f"- {i} {change}\n")
+                fh.write("\n")
 
 
 if __name__ == "__main__":
