@@ -5,8 +5,8 @@
 Every module of exporter/aix_exporter/parsers and .../collectors is mutated by mutmut
 (`pip install 'mutmut<3'`), and each mutant runs only the test files that import that module
 (tests/unit, tests/conformance; found by their imports) and the package's shared tests (the
-fixture records for parsers, the README metrics table for collectors), so the run fits a
-2-core machine.
+fixture records and the corpus conformance for parsers, the README metrics table for
+collectors), so the run fits a 2-core machine.
 Each job works in its own copy of the tree (mutmut edits the file in place), with
 PYTHONPATH pointing at that copy. Prints the score per module and in all, and writes every
 surviving mutant (its diff) to --out.
@@ -36,9 +36,10 @@ def modules(only):
 
 
 # Tests of every module of a package, beside those that import it: each fixture's parsed record
-# against its JSON (parsers), and the README metrics table, names and HELP texts from every
-# fixture through the collectors (collectors)
-SHARED_TESTS = {"parsers": ["tests/unit/test_fixture_records.py"], "collectors": ["tests/unit/test_readme.py"]}
+# against its JSON and every real corpus sample's values (parsers), and the README metrics
+# table, names and HELP texts from every fixture through the collectors (collectors)
+SHARED_TESTS = {"parsers": ["tests/unit/test_fixture_records.py", "tests/conformance/test_corpus.py"],
+                "collectors": ["tests/unit/test_readme.py"]}
 
 
 def tests_of(mod):

@@ -114,3 +114,20 @@ def test_without_psutil_the_cpu_collector_is_left_out_and_says_what_is_missing(m
     assert len(msgs) == 1 and "aix_cpu_seconds_total is not exported" in msgs[0] and "python3-psutil" in msgs[0]
     monkeypatch.setattr(importlib.util, "find_spec", real)
     assert "cpu" in [c.name for c in cli.selected_collectors(args, Settings(), Src())]
+
+
+def test_cpu_collector_maps_every_psutil_field_as_a_counter(monkeypatch):
+    """Linux-style fields too (nice, irq, softirq, steal), each under its own mode, as a
+    counter family (aix_cpu_seconds, type counter, samples _total); it needs the system source."""
+    import collections
+    import psutil
+    fields = "user system idle iowait nice irq softirq steal"
+    Times = collections.namedtuple("Times", fields)
+    monkeypatch.setattr(psutil, "cpu_times", lambda: Times(*[float(i) for i in range(1, 9)]))
+    fams = CpuCollector().collect(None)
+    assert [(f.name, f.type) for f in fams] == [("aix_cpu_seconds", "counter")]
+    m = samples(fams)
+    assert {k[1][0][1]: v for k, v in m.items()} == {"user": 1.0, "sys": 2.0, "idle": 3.0, "wait": 4.0, "nice": 5.0,
+                                                      "irq": 6.0, "softirq": 7.0, "steal": 8.0}
+    assert {k[0] for k in m} == {"aix_cpu_seconds_total"}
+    assert CpuCollector.requires_system is True and CpuCollector.keys == ()

@@ -220,3 +220,14 @@ def test_each_severity_letter_is_counted_as_itself(tmp_path):
            and not k[1][0][1].startswith("ANR99")}
     assert got == {(("msgid", "ANR0002W"), ("severity", "W")): 1, (("msgid", "ANR0003E"), ("severity", "E")): 1,
                    (("msgid", "ANR0004S"), ("severity", "S")): 1, (("msgid", "ANR0005D"), ("severity", "D")): 1}
+
+
+def test_tsm_collector_is_configured_by_the_log_file_or_by_dsmadmc_alone():
+    from aix_exporter.collectors.tsm import TsmCollector
+    from aix_exporter.config import Settings
+    s = Settings()
+    assert not TsmCollector.configured(s)
+    s.tsm.actlog_file = "/var/log/tsm/actlog"
+    assert TsmCollector.configured(s)
+    s.tsm.actlog_file, s.tsm.dsmadmc = None, ["-dataonly=yes", "query actlog begint=-00:05"]
+    assert TsmCollector.configured(s)
