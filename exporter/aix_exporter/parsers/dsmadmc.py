@@ -17,8 +17,8 @@ NO_MATCH_RE = re.compile(r"\bANR2034E\b")
 MESSAGE_RE = re.compile(r"^\s*AN[RS]\d{4}[IWESD]\b")
 
 
-def rows(text: str, command: str, fields: int) -> list:
-    """The rows of a query answer, each a list of ``fields`` strings."""
+def numbered_rows(text: str, command: str, fields: int) -> list:
+    """The rows of a query answer as (line number, line, [``fields`` strings])."""
     if NO_MATCH_RE.search(text or ""):
         return []
     lines = text_lines(text, command)
@@ -29,21 +29,26 @@ def rows(text: str, command: str, fields: int) -> list:
         row = next(csv.reader([line]))
         if len(row) != fields:
             raise ParseError(f"{command}: expected {fields} comma-separated fields", no, line)
-        out.append([f.strip() for f in row])
+        out.append((no, line, [f.strip() for f in row]))
     return out
 
 
-def whole(token: str, command: str, line: str) -> int:
+def rows(text: str, command: str, fields: int) -> list:
+    """The rows of a query answer, each a list of ``fields`` strings."""
+    return [row for _, _, row in numbered_rows(text, command, fields)]
+
+
+def whole(token: str, command: str, line: str, no: int = 0) -> int:
     if not is_digits(token):
-        raise ParseError(f"{command}: {token!r} is not a whole number", 0, line)
+        raise ParseError(f"{command}: {token!r} is not a whole number", no, line)
     return int(token)
 
 
 def records(text: str, command: str, cls, kinds: str) -> list:
     """Rows as ``cls`` instances; ``kinds`` names each field's type in order: ``i`` a whole
-    number (an empty sum counts 0), ``s`` text (an empty name is '-')."""
+    number (an empty sum counts 0), ``s`` text (an empty name is '-'). A field that is not a
+    whole number is an error naming its line."""
     out = []
-    for row in rows(text, command, len(kinds)):
-        line = ",".join(row)
-        out.append(cls(*(whole(v or "0", command, line) if k == "i" else (v or "-") for k, v in zip(kinds, row))))
+    for no, line, row in numbered_rows(text, command, len(kinds)):
+        out.append(cls(*(whole(v or "0", command, line, no) if k == "i" else (v or "-") for k, v in zip(kinds, row))))
     return out
