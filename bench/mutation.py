@@ -47,7 +47,7 @@ def tests_of(mod):
     and the package's shared tests."""
     pkg, name = mod.split("/")
     dotted = re.compile(rf"\b{pkg}\.{name}\b")
-    listed = re.compile(rf"from aix_exporter\.{pkg} import [^\n]*\b{name}\b")
+    listed = re.compile(rf"from aix_exporter\.{pkg} import (?:\([^)]*\b{name}\b|[^\n(]*\b{name}\b)")
     found = []
     for d in ("tests/unit", "tests/conformance"):
         for f in sorted(os.listdir(os.path.join(ROOT, d))):
