@@ -55,7 +55,7 @@ def history(path, lpars, days, step, end):
     def regime(inst, t):
         return 1 if t >= tuned[inst] else 0
 
-    # family -> (type, [(sample name, labels, fn(inst, t, regime) -> value)])
+    # family -> (type, [(sample name suffix, labels, fn(regime 0|1, LPAR size factor) -> value)])
     gauges = {
         "aix_tape_transfers_per_second": ("gauge", [("", {"device": "rmt0"}, lambda r, x: (1100 if r else 420) * x)]),
         "aix_vmstat_cpu_ratio": ("gauge", [

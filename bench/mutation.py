@@ -64,19 +64,20 @@ def tests_of(mod):
 
 
 def compact(diff: str) -> str:
-    """A mutant as its line number and its changed lines: 'L12: - old / + new'."""
+    """A mutant as the line it changes and its changed lines: 'L12: - old / + new'."""
     m = re.search(r"^@@ -(\d+)", diff, re.M)
-    start = int(m.group(1)) if m else 0
-    body = diff[m.end():].split("\n")[1:] if m else []
-    line, out = start, []
-    for row in body:
-        if row.startswith("-") or row.startswith("+"):
+    if not m:
+        return diff.strip()
+    line = at = int(m.group(1))
+    out, found = [], False
+    for row in diff[m.end():].split("\n")[1:]:
+        if row.startswith(("-", "+")):
             out.append(f"{row[0]} {row[1:].strip()}")
-            if row.startswith("-"):
-                at = line
+            if row.startswith("-") and not found:
+                at, found = line, True
         if not row.startswith("+"):
             line += 1
-    return f"L{locals().get('at', start)}: " + " / ".join(out)
+    return f"L{at}: " + " / ".join(out)
 
 
 def run(mod, python, mutmut):

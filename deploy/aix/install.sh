@@ -50,6 +50,16 @@ for p in "$PREFIX" "$CONFIG" "$LOG"; do
     case $p in /*) ;; *) echo "install.sh: '$p' must be an absolute path" >&2; exit 2 ;; esac
 done
 
+run() {
+    if [ "$DRY" = 1 ]; then
+        printf '+'
+        for a in "$@"; do printf ' %s' "'$a'"; done
+        printf '\n'
+    else
+        "$@"
+    fi
+}
+
 dry=""
 [ "$DRY" = 1 ] && dry=-n
 if [ "$ACTION" = remove ]; then
@@ -57,16 +67,9 @@ if [ "$ACTION" = remove ]; then
 fi
 
 # stop a running copy first: re-running install.sh is the upgrade (src-setup.sh starts it again)
-if lssrc -s aix_exporter 2>/dev/null | grep -q active; then
-    if [ "$DRY" = 1 ]; then echo "+ 'stopsrc' '-s' 'aix_exporter'"; else stopsrc -s aix_exporter; fi
-fi
-for step in venv pip; do
-    case $step in
-        venv) [ -x "$PREFIX/bin/python3" ] && continue; set -- "$PYTHON" -m venv "$PREFIX" ;;
-        pip) set -- "$PREFIX/bin/python3" -m pip install --upgrade "$WHEEL" ;;
-    esac
-    if [ "$DRY" = 1 ]; then printf '+'; for a in "$@"; do printf ' %s' "'$a'"; done; printf '\n'; else "$@"; fi
-done
+if lssrc -s aix_exporter 2>/dev/null | grep -q active; then run stopsrc -s aix_exporter; fi
+[ -x "$PREFIX/bin/python3" ] || run "$PYTHON" -m venv "$PREFIX"
+run "$PREFIX/bin/python3" -m pip install --upgrade "$WHEEL"
 # the SRC (or inittab) set-up: one script, shared with the RPM and the .pyz bundle
 inittab=""
 [ "$MODE" = inittab ] && inittab=-i
