@@ -17,18 +17,18 @@ def families_from(rec: vmstat.VmstatRecord) -> list:
             f.set("aix_vmstat_cpu_ratio", "CPU time split of the last vmstat interval (0-1).",
                   round(row[col] / 100.0, 8), {"mode": mode})
     simple = [
-        ("r", "aix_vmstat_runqueue_threads", "Kernel threads placed in the run queue (vmstat r).", 1),
-        ("b", "aix_vmstat_blocked_threads", "Kernel threads placed in the VMM wait queue (vmstat b).", 1),
-        ("p", "aix_vmstat_raw_io_blocked_threads", "Threads waiting on raw I/O (vmstat -I p).", 1),
-        ("avm", "aix_vmstat_active_virtual_bytes", "Active virtual memory (vmstat avm).", FRAME),
-        ("fre", "aix_vmstat_free_list_bytes", "Size of the free list (vmstat fre).", FRAME),
-        ("pc", "aix_vmstat_physical_cpus_consumed", "Physical processors consumed (shared LPARs).", 1),
-        ("ec", "aix_vmstat_entitlement_consumed_ratio", "Entitled capacity consumed (ec/100; above 1 when uncapped).", None),
-        ("alp", "aix_vmstat_large_pages_active", "Large pages in use (vmstat -l alp).", 1),
-        ("flp", "aix_vmstat_large_pages_free", "Large pages on the free list (vmstat -l flp).", 1),
-        ("in", "aix_vmstat_interrupts_per_second", "Device interrupts per second (vmstat in).", 1),
-        ("syscalls", "aix_vmstat_syscalls_per_second", "System calls per second (vmstat faults sy).", 1),
-        ("cs", "aix_vmstat_context_switches_per_second", "Context switches per second (vmstat cs).", 1),
+        ("r", "aix_vmstat_runqueue_threads", "Kernel threads in the run queue, average over the last vmstat interval (vmstat r).", 1),
+        ("b", "aix_vmstat_blocked_threads", "Kernel threads in the VMM wait queue, average over the last vmstat interval (vmstat b).", 1),
+        ("p", "aix_vmstat_raw_io_blocked_threads", "Threads waiting on raw I/O, average over the last vmstat interval (vmstat -I p).", 1),
+        ("avm", "aix_vmstat_active_virtual_bytes", "Active virtual memory at the last vmstat row (vmstat avm).", FRAME),
+        ("fre", "aix_vmstat_free_list_bytes", "Size of the free list at the last vmstat row (vmstat fre).", FRAME),
+        ("pc", "aix_vmstat_physical_cpus_consumed", "Physical processors consumed over the last vmstat interval (shared LPARs; vmstat pc).", 1),
+        ("ec", "aix_vmstat_entitlement_consumed_ratio", "Entitled capacity consumed over the last vmstat interval (ec/100; above 1 when uncapped).", None),
+        ("alp", "aix_vmstat_large_pages_active", "Large pages in use at the last vmstat row (vmstat -l alp).", 1),
+        ("flp", "aix_vmstat_large_pages_free", "Large pages on the free list at the last vmstat row (vmstat -l flp).", 1),
+        ("in", "aix_vmstat_interrupts_per_second", "Device interrupts per second over the last vmstat interval (vmstat in).", 1),
+        ("syscalls", "aix_vmstat_syscalls_per_second", "System calls per second over the last vmstat interval (vmstat faults sy).", 1),
+        ("cs", "aix_vmstat_context_switches_per_second", "Context switches per second over the last vmstat interval (vmstat cs).", 1),
     ]
     for col, name, help_, mult in simple:
         if col in row:
@@ -36,7 +36,7 @@ def families_from(rec: vmstat.VmstatRecord) -> list:
     for col in _PAGING:
         if col in row:
             f.set("aix_vmstat_paging_pages_per_second",
-                  "Pages per second by vmstat column (re pi po fr sr fi fo).", row[col], {"column": col})
+                  "Pages per second over the last vmstat interval, by vmstat column (re pi po fr sr fi fo).", row[col], {"column": col})
     cfg = rec.config
     if "lcpu" in cfg:
         f.set("aix_lpar_logical_cpus", "Logical CPUs (vmstat System configuration lcpu).", cfg["lcpu"])
