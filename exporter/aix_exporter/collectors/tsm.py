@@ -83,7 +83,7 @@ class TsmCollector(Collector):
 
     def collect(self, source) -> list:
         text, position = source.read_log("tsm_actlog", self.position)
-        messages, odd = tsm_actlog.parse_lenient(text, allow_leading_continuation=self.position is not None)
+        messages, odd = tsm_actlog.parse_lenient(text)
         for m in messages:
             if m.severity in COUNTED or m.msgid in self.ids:
                 key = (m.msgid, m.severity)

@@ -38,7 +38,7 @@ def rows(text: str, command: str, fields: int) -> list:
     return [row for _, _, row in numbered_rows(text, command, fields)]
 
 
-def whole(token: str, command: str, line: str, no: int = 0) -> int:
+def whole(token: str, command: str, line: str, no: int) -> int:
     if not is_digits(token):
         raise ParseError(f"{command}: {token!r} is not a whole number", no, line)
     return int(token)

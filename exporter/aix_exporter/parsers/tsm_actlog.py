@@ -56,19 +56,19 @@ class Message:
     line_no: int
 
 
-def parse(text: str, allow_leading_continuation: bool = False) -> list:
+def parse(text: str) -> list:
     """Messages in order; a ParseError only for text that is no log at all (binary data,
     or odd lines and not a single message)."""
-    messages, odd = parse_lenient(text, allow_leading_continuation)
+    messages, odd = parse_lenient(text)
     if odd and not messages:
         raise odd[0]
     return messages
 
 
-def parse_lenient(text: str, allow_leading_continuation: bool = False) -> tuple:
+def parse_lenient(text: str) -> tuple:
     """(messages, odd lines as ParseErrors): every good message is kept, so a live log with
-    one odd line still counts the rest. ``allow_leading_continuation`` is accepted for
-    callers reading from an offset: leading continuation lines are skipped either way."""
+    one odd line still counts the rest. Leading continuation lines (a read that starts at an
+    offset inside a message) are skipped like a banner."""
     if not text or text.isspace():
         return [], []
     try:
