@@ -1,8 +1,9 @@
 """The README's metrics table, generated from what the exporter really emits.
 
-    python -m aix_exporter.metricsdoc      # prints the table (simulator + fixture replay)
+    python -m aix_exporter.metricsdoc              # prints the table (simulator + fixture replay)
+    python -m aix_exporter.metricsdoc collectors   # the README's Collectors table
 
-tests/unit/test_readme.py fails when the README's table differs from this output.
+tests/unit/test_readme.py fails when the README's tables differ from this output.
 """
 from __future__ import annotations
 
@@ -86,7 +87,36 @@ def table(entries: dict) -> str:
     return "\n".join(rows) + "\n"
 
 
+def _when(cls) -> str:
+    """When a collector runs with the default settings (cli.selected_collectors' rules)."""
+    if not cls.default_enabled:
+        return f"off unless `--collector.{cls.name}`"
+    parts = []
+    if cls.requires_module:
+        parts.append(f"when the Python module `{cls.requires_module}` is installed")
+    if cls.requires_system:
+        parts.append("with `--source system` only")
+    if not cls.configured(Settings()):
+        parts.append(f"on AIX once its `{cls.settings_section}:` section says what to read; always with replay and simulate")
+    return "; ".join(parts) or "always"
+
+
+def collectors_table() -> str:
+    """The README's Collectors table: every registered collector, the commands it reads,
+    what it reports, its config-file section and when it runs."""
+    from .commands import COMMANDS
+    rows = ["| collector | reads | what it reports | config section | runs |", "|---|---|---|---|---|"]
+    for name, cls in registry().items():
+        reads = ", ".join(COMMANDS[k].title if k in COMMANDS else f"`{k}`" for k in cls.keys) or "the system (not a command)"
+        section = f"`{cls.settings_section}`" if cls.settings_section else "-"
+        rows.append(f"| `{name}` | {reads} | {cls.help} | {section} | {_when(cls)} |")
+    return "\n".join(rows) + "\n"
+
+
 def main() -> int:
+    if sys.argv[1:] == ["collectors"]:
+        sys.stdout.write(collectors_table())
+        return 0
     here = os.path.dirname(os.path.abspath(__file__))
     fixtures = os.path.join(here, "..", "..", "tests", "fixtures", "replay", "tsm-lpar")
     sys.stdout.write(table(emitted(default_sources(fixtures))))

@@ -10,6 +10,15 @@ def test_metrics_table_in_sync_with_the_code():
     assert block == expected, "README metrics table is stale: python -m aix_exporter.metricsdoc"
 
 
+def test_collectors_table_is_the_registry():
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- collectors:start -->\n", 1)[1].split("<!-- collectors:end -->", 1)[0]
+    assert block == metricsdoc.collectors_table(), "README Collectors table is stale: python -m aix_exporter.metricsdoc collectors"
+    assert "| `tsm_server` | dsmadmc select from processes, dsmadmc select from sessions, dsmadmc query mount, " \
+           "dsmadmc select from summary |" in block
+    assert "| `cpu` | the system (not a command) |" in block and "with `--source system` only" in block
+
+
 def test_contract_metrics_are_documented():
     readme = (ROOT / "README.md").read_text()
     contract = """aix_memory_size_bytes aix_memory_inuse_bytes aix_memory_free_bytes aix_memory_pinned_bytes
