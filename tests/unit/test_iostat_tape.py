@@ -77,3 +77,34 @@ def test_tape_bad_input(text, message):
     with pytest.raises(ParseError, match=message):
         iostat_tape.parse(text)
 
+
+
+TAPES = "Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn\n"
+
+
+def test_a_configuration_line_naming_tapes_is_no_no_tapes_message():
+    with pytest.raises(ParseError) as e:
+        iostat_tape.parse("System configuration: lcpu=16 drives=6 ent=4.00 paths=12 vdisks=0 tapes=2\n")
+    assert str(e.value) == "iostat -p: no 'Tapes:' report and no 'No tapes found'"
+    assert iostat_tape.parse_reports("System configuration: lcpu=8 tapes=0\n") == []
+    assert iostat_tape.parse("No tapes were found\n") == {}
+
+
+@pytest.mark.parametrize("text,message", [
+    ("Tapes:  % tm_act  Kbps  tps  Kb_read  Kb_wrtn  Kb_extra  Kb_more\n",
+     "iostat -p: unexpected tape header: unknown column(s) Kb_extra, Kb_more (expected 'Tapes: % tm_act Kbps tps "
+     "Kb_read Kb_wrtn') (line 1: 'Tapes:  % tm_act  Kbps  tps  Kb_read  Kb_wrtn  Kb_extra  Kb_more')"),
+    ("\nTapes:  Kbps  % tm_act  tps  Kb_read  Kb_wrtn\n",
+     "iostat -p: unexpected tape header: columns missing or out of order (expected 'Tapes: % tm_act Kbps tps "
+     "Kb_read Kb_wrtn') (line 2: 'Tapes:  Kbps  % tm_act  tps  Kb_read  Kb_wrtn')"),
+    (TAPES + "9rmt            71.3  142336.0    556.0  310378496 1103613952\n",
+     "iostat -p: tape row needs device and 5 numbers (line 2: '9rmt            71.3  142336.0    556.0  310378496 1103613952')"),
+    (TAPES + "rmt0            busy  142336.0    556.0  310378496 1103613952\n",
+     "iostat -p: tape row needs device and 5 numbers (line 2: 'rmt0            busy  142336.0    556.0  310378496 1103613952')"),
+    (TAPES + "rmt0            71.3  142336.0    556.0  310378496.5 1103613952\n",
+     "iostat -p: Kb_read and Kb_wrtn are whole KB (line 2: 'rmt0            71.3  142336.0    556.0  310378496.5 1103613952')"),
+])
+def test_iostat_tape_errors_in_full(text, message):
+    with pytest.raises(ParseError) as e:
+        iostat_tape.parse(text)
+    assert str(e.value) == message

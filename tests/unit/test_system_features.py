@@ -90,7 +90,10 @@ def test_cpu_collector_maps_each_psutil_field_to_its_mode(monkeypatch):
     import psutil
     Times = collections.namedtuple("Times", "user system idle iowait")
     monkeypatch.setattr(psutil, "cpu_times", lambda: Times(11.0, 22.0, 33.0, 44.0))
-    m = samples(CpuCollector().collect(None))
+    fams = CpuCollector().collect(None)
+    assert [(f.name, f.type, f.documentation) for f in fams] == [
+        ("aix_cpu_seconds", "counter", "CPU time spent in each mode since boot (psutil).")]
+    m = samples(fams)
     assert m == {("aix_cpu_seconds_total", (("mode", "user"),)): 11.0, ("aix_cpu_seconds_total", (("mode", "sys"),)): 22.0,
                  ("aix_cpu_seconds_total", (("mode", "idle"),)): 33.0, ("aix_cpu_seconds_total", (("mode", "wait"),)): 44.0}
 

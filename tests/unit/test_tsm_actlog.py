@@ -231,3 +231,32 @@ def test_tsm_collector_is_configured_by_the_log_file_or_by_dsmadmc_alone():
     assert TsmCollector.configured(s)
     s.tsm.actlog_file, s.tsm.dsmadmc = None, ["-dataonly=yes", "query actlog begint=-00:05"]
     assert TsmCollector.configured(s)
+
+
+@pytest.mark.parametrize("line,key", [
+    ("01/22/2009 06:13:05  ANR0407I Session 141 started", "20090122061305"),
+    ("01/22/09 06:13:05  ANR0407I Session 141 started", "20090122061305"),
+    ("  11/18/2026 23:59:59 ANR0358E Database", "20261118235959"),
+    ("ANR0358E Database initialization failed", None),
+    ("   continued text of a message", None),
+])
+def test_timestamp_key_of_a_dated_line(line, key):
+    assert tsm_actlog.timestamp_key(line) == key
+
+
+def test_parse_of_a_log_without_messages_or_odd_lines_is_empty():
+    assert tsm_actlog.parse("IBM Spectrum Protect for AIX\n\nLicensed Materials\n") == []
+    assert tsm_actlog.parse("   \n") == [] and tsm_actlog.parse_lenient("") == ([], [])
+
+
+def test_message_fields_of_dated_and_console_lines():
+    msgs = tsm_actlog.parse("01/22/2009 06:13:05  ANR0407I Session 141 started\n7\n"
+                            "ANR0358E Database initialization failed\n  5 more\n")
+    assert [(m.date, m.time, m.msgid, m.severity, m.line_no) for m in msgs] == [
+        ("01/22/2009", "06:13:05", "ANR0407I", "I", 1), ("", "", "ANR0358E", "E", 3)]
+
+
+def test_an_odd_line_s_error_in_full():
+    msgs, odd = tsm_actlog.parse_lenient("11/18/2026 08:00:02  garbage without an id\n")
+    assert msgs == [] and [str(e) for e in odd] == [
+        "tsm activity log: dated line without a message id (line 1: '11/18/2026 08:00:02  garbage without an id')"]

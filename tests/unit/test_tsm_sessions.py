@@ -17,3 +17,8 @@ def test_sessions_summed_per_client():
 def test_a_quoted_field_keeps_its_commas():
     (s,) = tsm_sessions.parse(fixture_text("tsm_sessions", "quoted-client-name.txt"))
     assert s.client == "NODE,WITH,COMMAS" and s.bytes_received == 2
+
+
+def test_an_empty_text_field_reads_as_a_dash_and_an_empty_sum_as_0():
+    (s,) = tsm_sessions.parse("141,,,2048\n")
+    assert (s.client, s.bytes_sent, s.bytes_received) == ("-", 0, 2048)

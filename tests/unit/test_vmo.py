@@ -52,3 +52,49 @@ def test_suffixed_numbers(token, value):
 def test_bad_input(text, message):
     with pytest.raises(ParseError, match=message):
         vmo.parse(text)
+
+
+L_HEADER = "NAME                      CUR    DEF    BOOT   MIN    MAX    UNIT           TYPE\n"
+RULE = "-" * 80 + "\n"
+
+
+def test_vmo_L_tabs_expand_to_every_eighth_column():
+    """A row written with tabs (a copy through an editor) is read by the header's positions
+    with tab stops every 8 columns, as a terminal shows it."""
+    t = vmo.parse(L_HEADER + RULE + "lgpg_regions\t\t\t160\n" + RULE)["lgpg_regions"]
+    assert (t.current, t.default, t.boot) == (160, None, None)
+
+
+def test_vmo_L_rows_right_under_the_header_blank_lines_and_one_space_indents():
+    text = L_HEADER + "lgpg_regions              160    0      160    0      8E-1   16M pages      D\n" \
+        "\n" + " lgpg_size\n" + RULE + "\n" + \
+        "lgpg_size                 16M    0      16M    0      16G    bytes          D\n" + RULE
+    out = vmo.parse(text)
+    assert list(out) == ["lgpg_regions", "lgpg_size"]
+    r = out["lgpg_regions"]
+    assert (r.current, r.default, r.boot, r.minimum, r.maximum, r.unit, r.type, r.dependencies) == (
+        160, 0, 160, 0, 8 * 2**60 - 1, "16M pages", "D", ("lgpg_size",))
+    assert out["lgpg_size"].maximum == 16 << 30
+
+
+def test_vmo_a_reads_on_after_blank_lines():
+    out = vmo.parse("\tlgpg_regions = 160\n\n  lgpg_size = 16777216\n")
+    assert {k: v.current for k, v in out.items()} == {"lgpg_regions": 160, "lgpg_size": 16777216}
+    # a header that does not start in column 0 is not vmo -L's
+    with pytest.raises(ParseError, match="neither a 'vmo -L' table"):
+        vmo.parse(" " + L_HEADER + RULE)
+
+
+@pytest.mark.parametrize("text,message", [
+    (L_HEADER + RULE + "     lgpg_size\n", "vmo: dependency line before any tunable (line 3: '     lgpg_size')"),
+    (L_HEADER + RULE + "lgpg regions              160\n" + RULE,
+     "vmo: bad tunable name 'lgpg regions' (line 3: 'lgpg regions              160')"),
+    (L_HEADER + RULE, "vmo: vmo -L header without tunable rows"),
+    (L_HEADER + RULE + "lgpg_regions              160\n", "vmo: the last tunable block has no closing rule (output cut?)"),
+    (L_HEADER + RULE + "lgpg_regions              160\n" + RULE + "lgpg_size                 16M\n     x\n",
+     "vmo: the last tunable block has no closing rule (output cut?)"),
+])
+def test_vmo_errors_in_full(text, message):
+    with pytest.raises(ParseError) as e:
+        vmo.parse(text)
+    assert str(e.value) == message
