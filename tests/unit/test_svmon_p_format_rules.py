@@ -179,3 +179,35 @@ def test_svmon_p_errors_in_full(text, message):
     with pytest.raises(ParseError) as e:
         svmon_p.parse(text)
     assert str(e.value) == message
+
+
+def test_lines_outside_the_tables_are_ignored():
+    """Prose, rules and PageSize-like or number-led lines before or between the tables are not rows."""
+    text = "     s    4 KB                  42         12          0         40\n" \
+           "  12 processes found  1 2 3\n" + PID_HEADER + "  12 processes found 1 2 3\n" + PROC + \
+           "     PageSize                Inuse        Pin       Pgsp    Virtual\n" \
+           "     x    4 KB                   1          1          0          1\n" \
+           "     s    4 XB                   1          1          0          1\n" \
+           "     s    4 KB                   2          1          0          2\n"
+    p = one(text)
+    assert p.page_sizes == {"4K": {"inuse": 2 * P4K, "pin": P4K, "pgsp": 0, "virtual": 2 * P4K}}
+
+
+def test_a_header_inside_the_segment_rows_starts_its_table_again():
+    text = PID_HEADER + PROC + SEG_HEADER + \
+        "   df4154        - work                              s     40    12    5      41\n" + \
+        "     PageSize                Inuse        Pin       Pgsp    Virtual\n" + \
+        SEG_HEADER.replace("PSize ", "") + \
+        "   df4155        - work  no psize here                     7     1    0       7\n"
+    p = one(text)
+    assert (p.segment_count, p.segment_pages) == (2, {"s": [40, 12, 5, 41]})
+
+
+def test_segment_values_in_a_unit_report_are_in_that_unit():
+    text = "Unit: MB\n" + PID_HEADER.replace(" 64-bit Mthrd  16MB", "") + " 1 dsmserv 2.5 1 0 3\n" + \
+        SEG_HEADER + "   df4154        - work                              s   1.25  0.5    -    2.75\n"
+    p = one(text + "   df4155        - work                              L      32   32    -      32\n")
+    mb = 1 << 20
+    assert p.segment_pages == {"s": [1.25 * 256, 0.5 * 256, 0, 2.75 * 256], "L": [2, 2, 0, 2]}
+    assert p.by_psize() == {"4K": {"inuse": 1.25 * mb, "pin": 0.5 * mb, "pgsp": 0, "virtual": 2.75 * mb},
+                            "16M": {"inuse": 32 * mb, "pin": 32 * mb, "pgsp": 0, "virtual": 32 * mb}}

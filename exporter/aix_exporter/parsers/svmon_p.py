@@ -19,7 +19,8 @@ Format rules (tests/fixtures/svmon_p, ../shared/corpus/svmon-P, seed 000):
   description may be empty or several words, ``-`` in Pgsp/Virtual means none.
   Read from both ends: Vsid, Esid.., Type (work pers clnt mmap rmap), then
   from the right Virtual Pgsp Pin Inuse [PSize]. Values are in the segment's
-  page size (``sm`` segments in 4 KB units). Continuation lines
+  page size (``sm`` segments in 4 KB units), or in the ``Unit:`` of ``-O unit=...``
+  (read as pages of the segment's size). Continuation lines
   (``source(s)=``, ``children=``, address ranges) are skipped.
 * Work segments described ``text data BSS heap`` are the process heap
   segments that the case study's sizing rule counts (segments x 16 + 32).
@@ -149,8 +150,6 @@ def parse(text: str) -> list:
                 continue  # continuation: address range, source(s)=, children=
             _add_segment(cur, has_psize, has_addr, tail, tokens, no, line, unit_bytes)
             continue
-        if (t0[0] in "-=" and _is_rule(t0)) or t0 == "Unit:":
-            continue
         if t0 == "Pid" and tokens[1:2] == ["Command"]:
             proc_cols = tuple(tokens[2:])
             seg_cols = None
@@ -164,7 +163,6 @@ def parse(text: str) -> list:
                 raise ParseError(f"{COMMAND}: segment table before any process row", no, line)
             seg_cols = tokens
             has_psize, has_addr, tail = _segment_layout(tuple(tokens))
-            in_pagesize = False
             continue
         if proc_cols is not None and not in_pagesize and is_digits(t0) \
                 and len(tokens) >= 6 and all_numbers(tokens[2:6]):
@@ -188,7 +186,7 @@ def parse(text: str) -> list:
             cur.page_sizes[psize_label(int(size), unit)] = dict(
                 zip(("inuse", "pin", "pgsp", "virtual"), [v * mult for v in _vals(vals, no, line, unit_bytes)]))
             continue
-        # anything else (prompts, prose) before a table is ignored
+        # anything else (rules, the Unit: banner, prompts, prose) outside the segment rows is ignored
     if not procs:
         raise ParseError(f"{COMMAND}: no process rows found (no 'Pid Command' header with a row)")
     return procs
@@ -246,6 +244,9 @@ def _add_segment(proc: Process, has_psize, has_addr, tail, tokens, no, line, uni
             if psize not in PSIZE_LETTER:
                 raise ParseError(f"{COMMAND}: unknown PSize {psize!r}", no, line)
             sums = proc.segment_pages[psize] = [0, 0, 0, 0]
+        if unit_bytes:   # -O unit=KB|MB|GB: values in that unit; the sums are pages of the segment's size
+            per_page = unit_bytes / PSIZE_LETTER[psize][1]
+            a, b, c, d = a * per_page, b * per_page, c * per_page, d * per_page
         sums[0] += a
         sums[1] += b
         sums[2] += c
