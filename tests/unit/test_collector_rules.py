@@ -240,3 +240,17 @@ def test_counted_ids_without_configured_ones_are_still_counters(tmp_path):
     (fam,) = [f for f in fams if f.name == "aix_tsm_messages"]
     assert fam.type == "counter" and samples([fam]) == {
         ("aix_tsm_messages_total", (("msgid", "ANR0358E"), ("severity", "E"))): 1}
+
+
+def test_splat_collector_keeps_the_configured_top_n():
+    from tests.conftest import fixture_text
+
+    class Source:
+        def read(self, key):
+            return fixture_text("splat", "tsm-4k-pin-seg-range.txt")
+
+    s = Settings()
+    s.splat.top_n = 1
+    m = samples(splat_collector.SplatCollector(s).collect(Source()))
+    assert len([k for k in m if k[0] == "aix_splat_lock_acquisitions"]) == 1
+    assert len([k for k in m if k[0] == "aix_splat_function_acquisitions"]) == 1

@@ -203,3 +203,27 @@ def test_a_thread_table_is_skipped_and_a_section_right_after_it_is_read(head):
     # no blank line between the table and the next lock detail: the detail is still read
     text = "[PThread MUTEX]  ADDRESS: 0A\n" + DETAIL_BODY + threads + "[PThread MUTEX]  ADDRESS: 0B\n" + DETAIL_BODY
     assert [(d.name, d.acquisitions) for d in splat.parse(text).details] == [("0A", 2498), ("0B", 2498)]
+
+
+GROSS_MUTEX = "           Mutex:       17         15           44011          8801.9469       0.000000\n"
+
+
+def test_the_report_reads_on_after_each_table_s_blank_line():
+    """After a function table (one block pass or line by line), a thread table that names a
+    section anchor, and a per-lock table ended by another line, the next section is read."""
+    plain = FUNC_HEADER + UNDERLINE + ROW_A + ROW_B + "\n" + GROSS_MUTEX
+    assert splat.parse(plain).gross == {"mutex": 44011}
+    by_line = FUNC_HEADER + UNDERLINE + ROW_A + UNDERLINE + ROW_B + "\n" + GROSS_MUTEX
+    assert splat.parse(by_line).gross == {"mutex": 44011}
+    anchored = "[PThread MUTEX]  ADDRESS: 0A\n" + DETAIL_BODY + \
+        THREADS.replace("         1         1    0.00", "[1]       1         1    0.00") + "\n" + GROSS_MUTEX
+    rep = splat.parse(anchored)
+    assert rep.gross == {"mutex": 44011} and [d.name for d in rep.details] == ["0A"]
+    ended = LOCK_HEADER + lock_row("L1", "S") + "Some other text\n" + GROSS_MUTEX
+    assert splat.parse(ended).gross == {"mutex": 44011}
+
+
+def test_the_window_falls_back_to_the_first_detail_s_percent_held():
+    second = "[AIX SIMPLE Lock]   ADDRESS: 0B\n" + DETAIL_BODY.replace("26.235284s", "35.568534s")
+    rep = splat.parse("[AIX SIMPLE Lock]   ADDRESS: 0A\n" + DETAIL_BODY + second)
+    assert rep.window_seconds == 26.235284 and [d.name for d in rep.details] == ["0A", "0B"]
