@@ -9,7 +9,9 @@ fixture records and the corpus conformance for parsers, the README metrics table
 collectors), so the run fits a 2-core machine.
 Each job works in its own copy of the tree (mutmut edits the file in place), with
 PYTHONPATH pointing at that copy. Prints the score per module and in all, and writes every
-surviving mutant (its diff) to --out.
+surviving mutant (its diff) to --out, each with the reason it is equivalent when
+bench/mutation-equivalent.yml gives one (an entry matches a survivor of its module whose
+changed lines contain its text), so the survivors left to kill are the unexplained ones.
 """
 import argparse
 import concurrent.futures as cf
@@ -22,6 +24,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = os.path.join(ROOT, "exporter", "aix_exporter")
+EQUIVALENT = os.path.join(ROOT, "bench", "mutation-equivalent.yml")
 
 
 def modules(only):
@@ -107,6 +110,23 @@ def run(mod, python, mutmut):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def equivalents(path=EQUIVALENT) -> list:
+    """[(module, text, why)] of the survivors explained as equivalent."""
+    import yaml
+    with open(path, encoding="utf-8") as fh:
+        return [(e["module"], e["mutant"], e["why"]) for e in yaml.safe_load(fh) or []]
+
+
+def explain(mod: str, change: str, known: list, used: set):
+    """The reason a surviving mutant (its compact diff) is equivalent, or None."""
+    changed = change.split(": ", 1)[-1]
+    for i, (module, text, why) in enumerate(known):
+        if module == mod and text in changed:
+            used.add(i)
+            return why
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=2)
@@ -123,18 +143,32 @@ def main():
             print(f"{r[0]}: {r[2]}/{r[1]} killed ({r[4]})", flush=True)
     total = sum(r[1] for r in results)
     killed = sum(r[2] for r in results)
-    print("\n| module | mutants | killed | score |")
-    print("|---|---|---|---|")
-    for mod, t, k, _, note in results:
-        print(f"| `{mod}` | {t} | {k} | {100 * k / t:.0f} % |" if t else f"| `{mod}` | 0 | - | {note} |")
-    print(f"| **all** | {total} | {killed} | **{100 * killed / max(total, 1):.1f} %** |")
+    known, used = equivalents(), set()
+    explained = {(mod, i): explain(mod, change, known, used) for mod, _, _, survivors, _ in results
+                 for i, change in survivors}
+    print("\n| module | mutants | killed | score | equivalent | unexplained |")
+    print("|---|---|---|---|---|---|")
+    for mod, t, k, survivors, note in results:
+        eq = sum(1 for i, _ in survivors if explained[(mod, i)])
+        print(f"| `{mod}` | {t} | {k} | {100 * k / t:.0f} % | {eq} | {len(survivors) - eq} |" if t
+              else f"| `{mod}` | 0 | - | {note} | | |")
+    eq = sum(1 for why in explained.values() if why)
+    print(f"| **all** | {total} | {killed} | **{100 * killed / max(total, 1):.1f} %** | {eq} | "
+          f"{total - killed - eq} |")
+    stale = [known[i] for i in range(len(known)) if i not in used and (not args.only or any(
+        known[i][0] == m or known[i][0].endswith("/" + m) for m in args.only))]
+    for module, text, _ in stale:
+        print(f"equivalence entry matches no survivor (stale?): {module}: {text}")
     with open(args.out, "w", encoding="utf-8") as fh:
-        fh.write("# Surviving mutants (written by bench/mutation.py)\n\n")
+        fh.write("# Surviving mutants (written by bench/mutation.py)\n\n"
+                 "Each survivor with its line; 'equivalent:' gives the reason from bench/mutation-equivalent.yml, "
+                 "**unexplained** marks one a test should kill.\n\n")
         for mod, t, k, survivors, _ in results:
             if survivors:
                 fh.write(f"## `{mod}`: {len(survivors)} of {t} survived\n\n")
                 for i, change in survivors:
-                    fh.write(f"- {i} {change}\n")
+                    why = explained[(mod, i)]
+                    fh.write(f"- {i} {change}\n  - {'equivalent: ' + why if why else '**unexplained**'}\n")
                 fh.write("\n")
 
 

@@ -254,3 +254,11 @@ def test_splat_collector_keeps_the_configured_top_n():
     m = samples(splat_collector.SplatCollector(s).collect(Source()))
     assert len([k for k in m if k[0] == "aix_splat_lock_acquisitions"]) == 1
     assert len([k for k in m if k[0] == "aix_splat_function_acquisitions"]) == 1
+
+
+def test_a_state_file_written_before_the_unparsed_count_existed(tmp_path):
+    s = _tsm_settings(tmp_path)
+    os.makedirs(tmp_path / "state")
+    (tmp_path / "state" / "tsm.json").write_text(json.dumps({"position": {"offset": 5}, "counts": {"ANR0358E:E": 2}}))
+    c = tsm.TsmCollector(s)
+    assert (c.position, c.counts, c.unparsed) == ({"offset": 5}, {("ANR0358E", "E"): 2}, 0)

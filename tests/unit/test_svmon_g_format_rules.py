@@ -94,6 +94,7 @@ def test_rules_and_other_lines_are_ignored_between_tables():
 def test_pagesize_rows_only_under_the_pagesize_header():
     row = "L   16 MB       160         118           0         160         118\n"
     assert svmon_g.parse(MEM + row).page_sizes == []
+    assert svmon_g.parse(row + MEM).page_sizes == []
     assert len(svmon_g.parse(MEM + "PageSize PoolSize inuse pgsp pin virtual\n" + row).page_sizes) == 1
     # a new table after the PageSize table ends it
     text = MEM + "PageSize PoolSize inuse pgsp pin virtual\n" + SEGS + row
@@ -148,3 +149,10 @@ def test_a_single_segment_value_and_the_pool_size_value_itself():
                         "PageSize PoolSize inuse pgsp pin virtual\nL 16 MB 7 1 0 1 1\n")
     assert rec.segments == {"pin": {"work": 5 * 4096}}
     assert rec.page_sizes[0].pool_size == 7 << 24
+
+
+def test_a_memory_header_of_one_column_and_a_mode_only_under_mmode():
+    assert svmon_g.parse("size\nmemory 5\n").memory == {"size": 5 * 4096}
+    with pytest.raises(ParseError) as e:
+        svmon_g.parse("size inuse free pin virtual\nmemory 1 2 3 4 Ded\n")
+    assert str(e.value) == "svmon -G: not a number: 'Ded' (line 2: 'memory 1 2 3 4 Ded')"

@@ -184,11 +184,12 @@ def test_svmon_p_errors_in_full(text, message):
 def test_lines_outside_the_tables_are_ignored():
     """Prose, rules and PageSize-like or number-led lines before or between the tables are not rows."""
     text = "     s    4 KB                  42         12          0         40\n" \
+           "   2978016 dsmsta  1 2 3 4\n" \
            "  12 processes found  1 2 3\n" + PID_HEADER + "  12 processes found 1 2 3\n" + PROC + \
            "     PageSize                Inuse        Pin       Pgsp    Virtual\n" \
+           "     s    4 KB                   2          1          0          2\n" \
            "     x    4 KB                   1          1          0          1\n" \
-           "     s    4 XB                   1          1          0          1\n" \
-           "     s    4 KB                   2          1          0          2\n"
+           "     s    4 XB                   1          1          0          1\n"
     p = one(text)
     assert p.page_sizes == {"4K": {"inuse": 2 * P4K, "pin": P4K, "pgsp": 0, "virtual": 2 * P4K}}
 
@@ -205,9 +206,38 @@ def test_a_header_inside_the_segment_rows_starts_its_table_again():
 
 def test_segment_values_in_a_unit_report_are_in_that_unit():
     text = "Unit: MB\n" + PID_HEADER.replace(" 64-bit Mthrd  16MB", "") + " 1 dsmserv 2.5 1 0 3\n" + \
-        SEG_HEADER + "   df4154        - work                              s   1.25  0.5    -    2.75\n"
+        SEG_HEADER + "   df4154        - work                              s   1.25  0.5  0.25   2.75\n"
     p = one(text + "   df4155        - work                              L      32   32    -      32\n")
     mb = 1 << 20
-    assert p.segment_pages == {"s": [1.25 * 256, 0.5 * 256, 0, 2.75 * 256], "L": [2, 2, 0, 2]}
-    assert p.by_psize() == {"4K": {"inuse": 1.25 * mb, "pin": 0.5 * mb, "pgsp": 0, "virtual": 2.75 * mb},
+    assert p.segment_pages == {"s": [1.25 * 256, 0.5 * 256, 0.25 * 256, 2.75 * 256], "L": [2, 2, 0, 2]}
+    assert p.by_psize() == {"4K": {"inuse": 1.25 * mb, "pin": 0.5 * mb, "pgsp": 0.25 * mb, "virtual": 2.75 * mb},
                             "16M": {"inuse": 32 * mb, "pin": 32 * mb, "pgsp": 0, "virtual": 32 * mb}}
+
+
+@pytest.mark.parametrize("row,message", [
+    ("  8c060c", "segment row without a segment type"),
+    ("  8c060c  work", "segment row too short"),
+    ("  8c060c  * -", "segment row without a segment type"),
+    ("  8c060c  * - work", "segment row too short"),
+    ("  8c060c  -  work", "segment row too short"),
+])
+def test_short_segment_rows_are_errors_naming_the_rule(row, message):
+    with pytest.raises(ParseError) as e:
+        svmon_p.parse(PID_HEADER + PROC + SEG_HEADER + row + "\n")
+    assert str(e.value) == f"svmon -P: {message} (line 4: {row!r})"
+
+
+def test_heap_segments_whatever_the_esid_form():
+    rows = ["   830bc3  work text data BSS heap                   L     16    16    0      16",
+            "   830bc4  * - work text data BSS heap               L     16    16    0      16",
+            "   830bc5       16 work text data BSS heap           L     16    16    0      16"]
+    p = one(PID_HEADER + PROC + SEG_HEADER + "\n".join(rows) + "\n")
+    assert (p.segment_count, p.heap_segments, p.segment_pages) == (3, 3, {"L": [48, 48, 0, 48]})
+
+
+def test_repeated_reports_each_with_its_unit_banner():
+    """svmon -P PID -i N repeats the whole report, its Unit: banner included."""
+    report = "Unit: page\n" + "-" * 60 + "\n" + PID_HEADER + PROC + "\n" + SEG_HEADER + \
+        "   df4154        - work                              s     40    12    5      41\n"
+    a, b = svmon_p.parse(report + report.replace(" 40    12    5      41", " 44    12    5      45"))
+    assert (a.segment_pages, b.segment_pages) == ({"s": [40, 12, 5, 41]}, {"s": [44, 12, 5, 45]})

@@ -27,8 +27,10 @@ def test_an_unknown_line_is_named():
 
 
 def test_mounts_are_read_on_after_blank_and_summary_lines():
-    text = ("ANR8330I LTO volume A00001L6 is mounted R/W in drive DRIVE1 (/dev/rmt1), status: IN USE.\n\n"
+    text = ("ANR8379I Mount point in device class LTOCLASS is waiting for the volume mount to complete, "
+            "status: WAITING FOR VOLUME.\n"
+            "ANR8330I LTO volume A00001L6 is mounted R/W in drive DRIVE1 (/dev/rmt1), status: IN USE.\n\n"
             "ANR8334I         2 matches found.\n"
             "ANR8329I LTO volume A00002L6 is mounted R/O in drive DRIVE2 (/dev/rmt2), status: IDLE.\n")
     assert [(m.drive, m.access, m.status) for m in tsm_mounts.parse(text)] == [
-        ("DRIVE1", "R/W", "IN USE"), ("DRIVE2", "R/O", "IDLE")]
+        ("", "", "WAITING FOR VOLUME"), ("DRIVE1", "R/W", "IN USE"), ("DRIVE2", "R/O", "IDLE")]

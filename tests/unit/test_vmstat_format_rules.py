@@ -111,3 +111,16 @@ def test_headerless_errors_in_full():
     with pytest.raises(ParseError) as e:
         vmstat.parse(f"{HEADER}\n")
     assert str(e.value) == "vmstat: header without data rows"
+
+
+def test_a_time_where_the_header_has_a_number_is_an_error_in_any_row():
+    timed = ROW.rsplit(" ", 1)[0] + " 10:00:01"
+    with pytest.raises(ParseError) as e:
+        vmstat.parse(f"{HEADER}\n{timed}\n{ROW}\n")
+    assert str(e.value) == f"vmstat: not a number: '10:00:01' (line 2: {timed!r})"
+
+
+def test_a_short_row_under_a_header_with_a_time_column():
+    with pytest.raises(ParseError) as e:
+        vmstat.parse(f"{HEADER}  hr mi se\n 1 0 5 10:00:01\n")
+    assert str(e.value) == "vmstat: row has 4 fields, header has 18 (line 2: ' 1 0 5 10:00:01')"

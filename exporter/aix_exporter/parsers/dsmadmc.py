@@ -18,9 +18,8 @@ MESSAGE_RE = re.compile(r"^\s*AN[RS]\d{4}[IWESD]\b")
 
 
 def numbered_rows(text: str, command: str, fields: int) -> list:
-    """The rows of a query answer as (line number, line, [``fields`` strings])."""
-    if NO_MATCH_RE.search(text or ""):
-        return []
+    """The rows of a query answer as (line number, line, [``fields`` strings]). (The
+    no-match answer ANR2034E is a message line, so it gives no row.)"""
     lines = text_lines(text, command)
     out = []
     for no, line in enumerate(lines, 1):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import ParseError, is_number, number, text_lines
-from .svmon import PAGE_SIZE_UNITS, PS_ROW_RE, UNIT_RE, psize_label, svmon_unit
+from .svmon import PAGE_SIZE_UNITS, PS_ROW_RE, psize_label, svmon_unit
 
 COMMAND = "svmon -G"
 FRAME_BYTES = 4096
@@ -100,7 +100,7 @@ def _parse_report(report, unit_bytes) -> SvmonGlobal:
     longreal_cols = None
     for no, line in report:
         tokens = line.split()
-        if not tokens or set(line.strip()) <= {"-"} or UNIT_RE.match(line):
+        if not tokens:   # (rules and the Unit: banner match no table rule below: ignored)
             continue
         first = tokens[0]
         if first == "size" and set(tokens) <= _MEM_COLS:

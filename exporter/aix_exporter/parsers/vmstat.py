@@ -134,20 +134,20 @@ def parse(text: str) -> VmstatRecord:
     rec = VmstatRecord()
     cols: Optional[list] = None
     current = None          # (columns, tokens, line number, line) of the last row under a header
-    other_lines = data_lines = 0
+    other_line = False      # a line that is neither a data row nor a header
+    data_lines = 0
     last_data = None
     for no, line in enumerate(lines, 1):
         if not line:  # (lines are right-stripped)
             continue
         if line.lstrip()[0] in "sS" and _CONFIG_RE.match(line):
             rec.config = parse_config(line, no)
-            other_lines += 1
+            other_line = True
             continue
         tokens = line.split()
         header = _header_columns(tokens) if tokens[0] == "r" else None
         if header is not None:
-            cols = header
-            other_lines += 1
+            cols = header   # (the headerless rule below is then not used)
             continue
         numeric = all_numbers(tokens)
         if numeric or _is_data(tokens):
@@ -158,10 +158,10 @@ def parse(text: str) -> VmstatRecord:
                 current = (cols, tokens, no, line)
                 rec.rows += 1
             continue
-        other_lines += 1  # banners, dashed rules, prompts
+        other_line = True  # banners, dashed rules, prompts
     if cols is None:
         # Headerless rule: bare data rows only (e.g. "vmstat 1 2 | tail -1").
-        if other_lines or not data_lines:
+        if other_line or not data_lines:
             raise ParseError(f"{COMMAND}: no column header line (r b avm fre ...) found")
         no, line, tokens = last_data
         cols = _default_layout(tokens)
