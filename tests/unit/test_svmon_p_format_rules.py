@@ -189,9 +189,11 @@ def test_lines_outside_the_tables_are_ignored():
            "     PageSize                Inuse        Pin       Pgsp    Virtual\n" \
            "     s    4 KB                   2          1          0          2\n" \
            "     x    4 KB                   1          1          0          1\n" \
-           "     s    4 XB                   1          1          0          1\n"
+           "     s    4 XB                   1          1          0          1\n" \
+           "     m   64 KB                   3          0          0          3\n"
     p = one(text)
-    assert p.page_sizes == {"4K": {"inuse": 2 * P4K, "pin": P4K, "pgsp": 0, "virtual": 2 * P4K}}
+    assert p.page_sizes == {"4K": {"inuse": 2 * P4K, "pin": P4K, "pgsp": 0, "virtual": 2 * P4K},
+                            "64K": {"inuse": 3 * P64K, "pin": 0, "pgsp": 0, "virtual": 3 * P64K}}
 
 
 def test_a_header_inside_the_segment_rows_starts_its_table_again():
