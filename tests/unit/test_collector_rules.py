@@ -15,6 +15,19 @@ from aix_exporter.parsers import ParseError, splat, vmstat as vmstat_parser
 from tests.unit.helpers import samples
 
 
+class TextSource:
+    """A source that answers every command and the log with the same text."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def read(self, key):
+        return self.text
+
+    def read_log(self, key, position):
+        return self.text, {"offset": len(self.text)}
+
+
 def test_register_refuses_a_nameless_collector_and_a_second_one_of_the_same_name():
     class Nameless(Collector):
         pass
@@ -123,16 +136,13 @@ def test_ratios_are_rounded_to_8_decimals():
 
 
 def test_splat_collector_serves_the_report_time_when_the_source_knows_it():
-    class Source:
-        def read(self, key):
-            return "Elapsed Real Time: 5.0\n"
-
-    class Watched(Source):
+    class Watched(TextSource):
         def report_time(self, key):
             return 1700000000.0
 
-    assert ("aix_splat_report_timestamp_seconds", ()) not in samples(splat_collector.SplatCollector().collect(Source()))
-    assert samples(splat_collector.SplatCollector().collect(Watched()))[("aix_splat_report_timestamp_seconds", ())] == 1700000000.0
+    text = "Elapsed Real Time: 5.0\n"
+    assert ("aix_splat_report_timestamp_seconds", ()) not in samples(splat_collector.SplatCollector().collect(TextSource(text)))
+    assert samples(splat_collector.SplatCollector().collect(Watched(text)))[("aix_splat_report_timestamp_seconds", ())] == 1700000000.0
 
 
 def test_every_vmstat_column_has_its_family():
@@ -183,12 +193,6 @@ def _tsm_settings(tmp_path, ids=("ANR0358E", "ANR9999D")):
     return s
 
 
-class LogSource:
-    def __init__(self, text, position=None):
-        self.text, self.position = text, position
-
-    def read_log(self, key, position):
-        return self.text, {"offset": len(self.text)}
 
 
 def test_tsm_defaults_without_settings():
@@ -200,7 +204,7 @@ def test_tsm_state_file_round_trip(tmp_path, caplog):
     s = _tsm_settings(tmp_path)
     c = tsm.TsmCollector(s)
     text = "11/19/2026 00:00:07  ANR0358E x\n11/19/2026 00:00:08  no id here\n11/19/2026 00:00:09  ANR2121W y\n"
-    c.collect(LogSource(text))
+    c.collect(TextSource(text))
     assert oct(os.stat(tmp_path / "state").st_mode & 0o777) == oct(0o700)   # a directory it made itself
     state = json.loads((tmp_path / "state" / "tsm.json").read_text())
     assert state == {"position": {"offset": len(text)}, "counts": {"ANR0358E:E": 1, "ANR2121W:W": 1}, "unparsed": 1}
@@ -209,7 +213,7 @@ def test_tsm_state_file_round_trip(tmp_path, caplog):
          "dated line without a message id (line 2: '11/19/2026 00:00:08  no id here')")]
     again = tsm.TsmCollector(s)
     assert (again.position, again.counts, again.unparsed) == ({"offset": len(text)}, {("ANR0358E", "E"): 1, ("ANR2121W", "W"): 1}, 1)
-    m = samples(again.collect(LogSource("")))
+    m = samples(again.collect(TextSource("")))
     assert m[("aix_tsm_messages_total", (("msgid", "ANR2121W"), ("severity", "W")))] == 1
     assert m[("aix_tsm_unparsed_lines_total", ())] == 1
 
@@ -229,14 +233,14 @@ def test_an_unreadable_state_file_starts_fresh_with_one_warning(tmp_path, caplog
 def test_binary_data_in_the_log_fails_the_cycle_and_is_no_odd_line(tmp_path):
     c = tsm.TsmCollector(_tsm_settings(tmp_path))
     with pytest.raises(ParseError) as e:
-        c.collect(LogSource("11/19/2026 00:00:07  ANR0358E x\n\x00\x00\x00\n"))   # 36 characters
+        c.collect(TextSource("11/19/2026 00:00:07  ANR0358E x\n\x00\x00\x00\n"))   # 36 characters
     assert "tsm activity log: binary data in output" in str(e.value)
     assert c.unparsed == 0 and c.position == {"offset": 36}       # the bytes are not read again
 
 
 def test_counted_ids_without_configured_ones_are_still_counters(tmp_path):
     c = tsm.TsmCollector(_tsm_settings(tmp_path, ids=()))
-    fams = c.collect(LogSource("11/19/2026 00:00:07  ANR0358E x\n"))
+    fams = c.collect(TextSource("11/19/2026 00:00:07  ANR0358E x\n"))
     (fam,) = [f for f in fams if f.name == "aix_tsm_messages"]
     assert fam.type == "counter" and samples([fam]) == {
         ("aix_tsm_messages_total", (("msgid", "ANR0358E"), ("severity", "E"))): 1}
@@ -244,14 +248,9 @@ def test_counted_ids_without_configured_ones_are_still_counters(tmp_path):
 
 def test_splat_collector_keeps_the_configured_top_n():
     from tests.conftest import fixture_text
-
-    class Source:
-        def read(self, key):
-            return fixture_text("splat", "tsm-4k-pin-seg-range.txt")
-
     s = Settings()
     s.splat.top_n = 1
-    m = samples(splat_collector.SplatCollector(s).collect(Source()))
+    m = samples(splat_collector.SplatCollector(s).collect(TextSource(fixture_text("splat", "tsm-4k-pin-seg-range.txt"))))
     assert len([k for k in m if k[0] == "aix_splat_lock_acquisitions"]) == 1
     assert len([k for k in m if k[0] == "aix_splat_function_acquisitions"]) == 1
 

@@ -70,18 +70,17 @@ def test_segment_header_layout(header, layout):
     assert svmon_p._segment_layout(tuple(header.split())) == layout
 
 
-@pytest.mark.parametrize("row,seg", [
-    ("  8c060c        - work                              s  14677   292    0   12941", 14677),   # Esid -
-    ("  8c060c      * - work  shared memory               s    100     2    0     100", 100),   # Esid '* -'
-    ("  8c060c  work  no esid                             s     30     1    0      30", 30),     # no Esid
-    ("  8c060c  80020014 mmap mapped to sid 1                s      9     0    -       -", 9),
-    ("  8c060c  80020014 rmap mapped to sid 1                s      8     0    -       -", 8),
-    ("  8c060c        - pers /dev/hd2:176297              s     11     0    -       -", 11),
+@pytest.mark.parametrize("row,values", [
+    ("  8c060c        - work                              s  14677   292    0   12941", [14677, 292, 0, 12941]),  # Esid -
+    ("  8c060c      * - work  shared memory               s    100     2    0     100", [100, 2, 0, 100]),  # Esid '* -'
+    ("  8c060c  work  no esid                             s     30     1    0      30", [30, 1, 0, 30]),  # no Esid
+    ("  8c060c  80020014 mmap mapped to sid 1                s      9     0    -       -", [9, 0, 0, 0]),
+    ("  8c060c  80020014 rmap mapped to sid 1                s      8     0    -       -", [8, 0, 0, 0]),
+    ("  8c060c        - pers /dev/hd2:176297              s     11     0    -       -", [11, 0, 0, 0]),
 ])
-def test_segment_rows_are_read_from_both_ends(row, seg):
+def test_segment_rows_are_read_from_both_ends(row, values):
     p = one(PID_HEADER + PROC + SEG_HEADER + row + "\n")
-    assert p.segment_pages == {"s": [seg, p.segment_pages["s"][1], p.segment_pages["s"][2], p.segment_pages["s"][3]]}
-    assert p.segment_pages["s"][0] == seg and p.segment_count == 1
+    assert (p.segment_pages, p.segment_count) == ({"s": values}, 1)
 
 
 def test_dash_values_are_none_and_the_row_sums():
