@@ -3,7 +3,6 @@ often background collectors run, the defaults that must agree with the config fi
 rounding, every vmstat column's family, and the TSM state file's round trip and log lines."""
 import inspect
 import json
-import logging
 import os
 
 import pytest
