@@ -65,6 +65,9 @@ def main():
         "simulate:case-study": SimulatedSource("case-study?at=20000"),
         "simulate:case-study, 320 processes": SimulatedSource("case-study?at=20000&processes=320"),
     }
+    # the cost per cycle must not grow with simulated time (the model keeps counter snapshots)
+    for hours in (1, 24, 72):
+        sources[f"simulate:case-study at {hours} h (at={hours * 3600})"] = SimulatedSource(f"case-study?at={hours * 3600}")
     print("| source | series | CPU ms per collection cycle |")
     print("|---|---|---|")
     for name, src in sources.items():

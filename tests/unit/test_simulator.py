@@ -136,3 +136,94 @@ def test_bad_specs(spec, message):
 def test_every_scenario_is_listed():
     assert set(SCENARIOS) == {"case-study", "exhaustion", "fallback", "steady"}
     assert parse_spec("steady")["speed"] == 1.0
+
+
+# -- the model's state at t is the same whoever asks, in whatever order, from however many threads --
+def _texts(model, t, keys=("iostat_tape", "tsm_processes", "tsm_summary", "vmstat", "svmon_p", "splat")):
+    from aix_exporter.simulate import render
+    ctx = render.Context(model, model.state(t), t, 1_700_000_000.0)
+    out = {}
+    for k in keys:
+        try:
+            out[k] = render.render(k, ctx)
+        except render.ProcessDown:
+            out[k] = None
+    return out
+
+
+SOAK_TIMES = [5.0, 59.0, 60.0, 61.5, 3600.0, 14399.0, 14700.0, 28800.0, 28805.0, 86395.0, 86400.0,
+              90000.0 + 2.5, 100000.0, 3 * 86400.0 + 7.0]
+
+
+@pytest.mark.parametrize("scenario", ["case-study", "exhaustion", "fallback"])
+def test_model_reads_out_of_order_and_in_threads_equal_an_in_order_reference(scenario):
+    import random
+    import threading
+    from aix_exporter.simulate.model import Model
+    from aix_exporter.simulate.scenarios import get
+    ref = {}
+    for t in SOAK_TIMES:            # the reference: a fresh model per instant, nothing read before it
+        ref[t] = _texts(Model(get(scenario)), t)
+    shared = Model(get(scenario))
+    bad, errors = [], []
+    order = random.Random(7)
+
+    def reader(times):
+        try:
+            for t in times:
+                if _texts(shared, t) != ref[t]:
+                    bad.append(t)
+        except Exception as e:   # a race that raises must fail the test, not vanish in a thread
+            errors.append(repr(e))
+
+    plans = [order.sample(SOAK_TIMES * 3, len(SOAK_TIMES) * 3) for _ in range(6)]
+    threads = [threading.Thread(target=reader, args=(p,)) for p in plans]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == [] and bad == []
+    # and serially, backwards: the same texts again
+    for t in reversed(SOAK_TIMES):
+        assert _texts(shared, t) == ref[t]
+
+
+def test_a_command_renders_the_same_text_whatever_was_rendered_before():
+    from aix_exporter.simulate.model import Model
+    from aix_exporter.simulate.scenarios import get
+    alone = _texts(Model(get("case-study")), 28800.0, keys=("iostat_tape",))
+    busy = Model(get("case-study"))
+    for t in (90000.0, 10.0, 28795.0, 28801.0, 500.0):
+        _texts(busy, t)
+    assert _texts(busy, 28800.0, keys=("iostat_tape",)) == alone
+
+
+def test_tape_counters_are_monotone_and_interval_rates_within_the_drives_bounds():
+    from aix_exporter.simulate.model import MIB, T_MAX, Model
+    from aix_exporter.simulate.scenarios import get
+    m = Model(get("case-study"))
+    prev = None
+    for t in [k * 7.5 for k in range(0, 4000, 37)] + [86400.0, 86407.5]:
+        c = m.counters(t)
+        if prev is not None:
+            dt = t - prev[0]
+            for (kb0, x0, b0), (kb1, x1, b1) in zip(prev[1], c):
+                assert kb1 >= kb0 and x1 >= x0 and b1 >= b0
+                assert (kb1 - kb0) * 1024 / dt <= T_MAX * 1.03 * MIB + 1e-6   # noise spread 3 %
+                assert (b1 - b0) / dt <= 0.99 + 1e-9
+        prev = (t, c)
+
+
+def test_counter_reads_cost_a_bounded_number_of_steps_at_any_simulated_time(monkeypatch):
+    """Once the snapshot grid reaches t, a read integrates at most one snapshot interval."""
+    from aix_exporter.simulate import model as mod
+    from aix_exporter.simulate.scenarios import get
+    m = mod.Model(get("case-study"))
+    m.counters(3 * 86400.0)            # build the grid once
+    calls = [0]
+    real = m._drive_rates
+    monkeypatch.setattr(m, "_drive_rates", lambda r, step: (calls.__setitem__(0, calls[0] + 1), real(r, step))[1])
+    for t in (3600.0 + 59.0, 86400.0 + 59.0, 3 * 86400.0 - 1.0):
+        calls[0] = 0
+        m._counters(t)
+        assert calls[0] <= mod.SNAPSHOT_EVERY / mod.STEP

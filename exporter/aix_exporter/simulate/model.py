@@ -20,8 +20,11 @@ Physics (calibrated to seed 000, documented in README 'Simulator'):
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
+import threading
+from array import array
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -40,7 +43,7 @@ K_THROUGHPUT = 0.004008
 A_MISS = 0.000744
 UPTIME_AT_START = 2 * 86400    # the LPAR booted two days before the scenario starts
 STEP = 10.0                    # integration step of the tape counters (simulated seconds)
-SNAPSHOT_EVERY = 600.0         # tape-counter snapshots kept for integrating from an earlier instant
+SNAPSHOT_EVERY = 60.0          # tape counters are kept at every multiple of this (a multiple of STEP)
 BUFFER_KB = 256
 
 
@@ -83,7 +86,12 @@ class State:
     cpu: dict                   # us sy id wa (floats, percent)
     drives: list = field(default_factory=list)
     uptime: float = 0.0
-    log: list = field(default_factory=list)   # (t, msgid, text)
+    model: Optional["Model"] = field(default=None, repr=False, compare=False)
+
+    @property
+    def log(self) -> list:
+        """The activity log up to t, as (t, msgid, text); built when asked (it grows with t)."""
+        return self.model.log(self.t) if self.model else []
 
     def heap_layout(self) -> list:
         """The heap's work segments as (psize letter, pages in that size): 16 MB
@@ -120,9 +128,15 @@ class Model:
     def __init__(self, scenario: Scenario, seed: int = 1):
         self.sc = scenario
         self.seed = seed
-        self._cache_t = None
-        self._snapshots: dict = {}
-        self._cache_drives = None
+        # Tape counters (KB, transfers, busy seconds per drive) at t = k * SNAPSHOT_EVERY, for
+        # k = 0 .. len - 1, flattened: snapshot k is _snap[k * width : (k + 1) * width]. Only
+        # ever appended to, under _snap_lock; a read copies one snapshot and integrates from it.
+        self._width = 3 * scenario.drives
+        self._snap = array("d", [0.0] * self._width)
+        self._snap_lock = threading.Lock()
+        # counters(t) is pure, so the reads of one collection cycle (every command at the same
+        # t, iostat also at t - interval) share one integration; lru_cache is thread-safe
+        self.counters = functools.lru_cache(maxsize=64)(self._counters)
         self.exhausted_at = self._exhaustion_time()
 
     # -- timeline ----------------------------------------------------------
@@ -194,44 +208,53 @@ class Model:
             out.append((mibps, busy))
         return out
 
-    def _integrate(self, t: float) -> list:
-        """Tape counters since boot, integrated in STEP slices up to t (cached, monotone)."""
-        if self._cache_t is None or t < self._cache_t:
-            # restart from the latest snapshot at or before t (an earlier instant, such as the
-            # start of an iostat interval, costs a few steps, not the whole history)
-            marks = [m for m in self._snapshots if m <= t]
-            start = max(marks) if marks else 0.0
-            drives = [Drive(f"rmt{i}", reader=i < 2) for i in range(self.sc.drives)]
-            acc = {k: list(v) for k, v in self._snapshots[start].items()} if marks else \
-                {d.name: [0.0, 0.0, 0.0] for d in drives}   # KB, transfers, busy seconds
-        else:
-            drives, acc, start = self._cache_drives, self._cache_acc, self._cache_t
-        s = start
+    def _advance(self, acc: list, s: float, t: float) -> None:
+        """Integrate the tape counters ``acc`` (flattened, as in a snapshot) from s to t in STEP
+        slices aligned to multiples of STEP. A pure function of its arguments: the same
+        snapshot and the same t give the same figures, bit for bit, in any order and thread."""
         while t - s > 1e-6:
-            if s % SNAPSHOT_EVERY == 0 and s not in self._snapshots:
-                self._snapshots[s] = {k: list(v) for k, v in acc.items()}
             dt = min(STEP - s % STEP, t - s)
-            step = int(s // STEP)
-            rates = self._drive_rates(self.regime(s), step)
-            for d, (mibps, busy) in zip(drives, rates):
+            rates = self._drive_rates(self.regime(s), int(s // STEP))
+            for i, (mibps, busy) in enumerate(rates):
                 kb = mibps * 1024 * dt
-                a = acc[d.name]
-                a[0] += kb
-                a[1] += kb / BUFFER_KB
-                a[2] += busy * dt
+                acc[3 * i] += kb
+                acc[3 * i + 1] += kb / BUFFER_KB
+                acc[3 * i + 2] += busy * dt
             s = round(s + dt, 6)
-        self._cache_t, self._cache_drives, self._cache_acc = t, drives, acc
-        rates = self._drive_rates(self.regime(t), int(t // STEP))
-        for d, (mibps, busy) in zip(drives, rates):
-            kb, xfers, busy_s = acc[d.name]
-            if d.reader:
-                d.kb_read = int(kb)
-            else:
-                d.kb_written = int(kb)
-            d.transfers = int(xfers)
-            d.busy_seconds = busy_s
-            d.mibps, d.busy = mibps, busy
-        return [Drive(**vars(d)) for d in drives]
+
+    def _snapshot(self, k: int) -> list:
+        """The counters at k * SNAPSHOT_EVERY, extending the snapshot grid to k first if needed
+        (once, under the lock; later reads of any earlier instant cost at most one interval)."""
+        w = self._width
+        if (k + 1) * w > len(self._snap):
+            with self._snap_lock:
+                have = len(self._snap) // w
+                acc = list(self._snap[(have - 1) * w:])
+                for j in range(have, k + 1):
+                    self._advance(acc, (j - 1) * SNAPSHOT_EVERY, j * SNAPSHOT_EVERY)
+                    self._snap.extend(acc)
+        return list(self._snap[k * w:(k + 1) * w])
+
+    def _counters(self, t: float) -> tuple:
+        """Per drive (KB moved, transfers, busy seconds) since boot at t: the nearest snapshot at
+        or before t, integrated forward to t. Costs at most SNAPSHOT_EVERY / STEP steps once the
+        grid reaches t, whatever t is; the same t always gives the same figures."""
+        t = max(0.0, t)
+        k = int(t // SNAPSHOT_EVERY)
+        acc = self._snapshot(k)
+        self._advance(acc, k * SNAPSHOT_EVERY, t)
+        return tuple(tuple(acc[3 * i:3 * i + 3]) for i in range(self.sc.drives))
+
+    def _drives(self, t: float, r: dict) -> list:
+        """The drives at t: counters since boot and the rates of the current step."""
+        out = []
+        rates = self._drive_rates(r, int(t // STEP))
+        for i, ((kb, xfers, busy_s), (mibps, busy)) in enumerate(zip(self.counters(t), rates)):
+            reader = i < 2
+            out.append(Drive(f"rmt{i}", reader=reader, mibps=mibps, busy=busy,
+                             kb_read=int(kb) if reader else 0, kb_written=0 if reader else int(kb),
+                             transfers=int(xfers), busy_seconds=busy_s))
+        return out
 
     def cpu(self, r: dict, total: float, step: int) -> dict:
         m = r["miss"]
@@ -253,7 +276,7 @@ class Model:
         r = self.regime(t)
         p = r["phase"]
         if counters:
-            drives = self._integrate(t)
+            drives = self._drives(t, r)
         else:
             drives = [Drive(f"rmt{i}", reader=i < 2, mibps=m, busy=b)
                       for i, (m, b) in enumerate(self._drive_rates(r, int(t // STEP)))]
@@ -266,21 +289,23 @@ class Model:
             heap_segments=self.sc.heap_segments + int(max(0.0, r["need"] - 108) // 16),
             heap_l=r["heap_l"], heap_4k_frames=r["heap_4k"], need_l=r["need"],
             miss_ratio=r["miss"], c_eff=r["c"], total_mibps=total, cpu=self.cpu(r, total, step),
-            drives=drives, uptime=UPTIME_AT_START + t, log=self.log(t))
+            drives=drives, uptime=UPTIME_AT_START + t, model=self)
 
     # -- the activity log ----------------------------------------------------
-    def log(self, t: float) -> list:
-        """Messages up to t: routine backup-pool processes, scenario events, exhaustion."""
+    def log(self, t: float, since: float = -1.0) -> list:
+        """Messages with since < time <= t: routine backup-pool processes, scenario events,
+        exhaustion. Only the 30-minute slots of that window are visited, so a read of the
+        last interval costs the same at any simulated time."""
         out = []
-        proc = 800
-        for k in range(int(t // 1800) + 1):
+        first = max(0, int(since // 1800) - 1) if since >= 0 else 0
+        for k in range(first, int(t // 1800) + 1):
             ts = k * 1800.0 + 2
             if ts > t:
                 break
             p = self.phase_at(ts)
             if not self.server_up(p, ts):
                 continue
-            proc += 1
+            proc = 801 + k
             out.append((ts, "ANR0984I", f"Process {proc} for BACKUP STORAGE POOL started in the BACKGROUND at "
                                         f"{{time}}. (SESSION: 1, PROCESS: {proc})"))
             out.append((ts + 2, "ANR8337I", f"LTO volume A{k % 1000:05d}L6 mounted in drive DRIVE{k % self.sc.drives} "
@@ -294,5 +319,6 @@ class Model:
             out.append((te, "ANR9999D", "Memory allocation error."))
         if te is not None and te + 60 <= t:
             out.append((te + 60, "ANR0358E", "Database initialization failed: sufficient memory is not available."))
+        out = [m for m in out if m[0] > since]
         out.sort(key=lambda m: m[0])
         return out

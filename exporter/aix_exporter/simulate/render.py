@@ -317,13 +317,12 @@ def splat(s: State, epoch: float, window: float = 5.0) -> str:
     return "\n".join(out) + "\n"
 
 
-def actlog(s: State, epoch0: float, until_t: float) -> str:
+def actlog(messages: list, epoch0: float) -> str:
     """The activity log as dsmadmc prints it: date, time, two spaces, id, text
-    wrapped at 58 columns with continuation lines indented to column 22."""
+    wrapped at 58 columns with continuation lines indented to column 22.
+    ``messages`` are the model's (t, msgid, text), in time order."""
     out = []
-    for t, msgid, text in s.log:
-        if t > until_t:
-            break
+    for t, msgid, text in messages:
         when = epoch0 + t
         text = text.replace("{time}", _ts(when, "%H:%M:%S"))
         words, lines, cur = text.split(), [], ""
@@ -344,17 +343,16 @@ NO_MATCH = "ANR2034E {what}: No match found using this criteria.\n"
 PROCESS_START = 1800.0   # a BACKUP STORAGE POOL process starts every 30 simulated minutes (model.log)
 
 
-def _since(s: State, model: Model, t0: float) -> list:
-    """Per drive, KB moved since simulated time t0."""
-    before = model.state(t0)
-    return [(d.kb_read + d.kb_written) - (b.kb_read + b.kb_written) for d, b in zip(s.drives, before.drives)]
+def _since(model: Model, t: float, t0: float) -> list:
+    """Per drive, KB moved between simulated times t0 and t (whole KB, as the counters show)."""
+    return [int(a[0]) - int(b[0]) for a, b in zip(model.counters(t), model.counters(t0))]
 
 
 def tsm_processes(model: Model, s: State) -> str:
     if not s.server_up:
         return NO_MATCH.format(what="SELECT")
     start = (s.t // PROCESS_START) * PROCESS_START
-    kb = sum(_since(s, model, start))
+    kb = sum(_since(model, s.t, start))
     num = 801 + int(s.t // PROCESS_START)
     return f"{num},Backup Storage Pool,{kb * 1024},{int(kb // (64 * 1024))}\n"
 
@@ -383,7 +381,7 @@ def tsm_summary(model: Model, s: State, hours: int = 24) -> str:
     if done == 0:
         return NO_MATCH.format(what="SELECT")
     start = max(0.0, (s.t // PROCESS_START) * PROCESS_START - done * PROCESS_START)
-    kb = sum(_since(model.state((s.t // PROCESS_START) * PROCESS_START), model, start))
+    kb = sum(_since(model, (s.t // PROCESS_START) * PROCESS_START, start))
     return f"STGPOOL BACKUP,{kb * 1024},{done}\n"
 
 
@@ -418,7 +416,7 @@ RENDERERS = {
     "vmo": lambda c: vmo(c.state),
     "splat": lambda c: splat(c.state, c.epoch0 + c.t),
     "iostat_tape": lambda c: iostat_tape(c.model, c.state, c.interval),
-    "tsm_actlog": lambda c: actlog(c.state, c.epoch0, c.t),
+    "tsm_actlog": lambda c: actlog(c.model.log(c.t), c.epoch0),
     "tsm_processes": lambda c: tsm_processes(c.model, c.state),
     "tsm_sessions": lambda c: tsm_sessions(c.state),
     "tsm_mounts": lambda c: tsm_mounts(c.state),

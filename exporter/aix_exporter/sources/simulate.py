@@ -70,11 +70,21 @@ class SimulatedSource:
             raise NotRunning(str(e)) from None
 
     def read_log(self, key: str, position):
-        text = self.read(key)
-        offset = (position or {}).get("offset", 0)
-        if offset > len(text):
-            offset = 0
-        return text[offset:], {"inode": 0, "offset": len(text)}
+        """The log's lines since ``position``: the first read (no position) gives the whole
+        log up to now; later ones render only the messages after the simulated time the
+        position names, so a read costs the same at any simulated time. The offset counts
+        the characters read so far, as a file's would."""
+        if key != "tsm_actlog":
+            raise SourceError(f"{key} is not a log")
+        t = self.now()
+        position = position or {}
+        since = position.get("t")
+        if not isinstance(since, (int, float)) or since > t:   # none yet, or the clock went back
+            since, offset = -1.0, 0
+        else:
+            offset = int(position.get("offset", 0))
+        text = render.actlog(self.model.log(t, since=since), self.epoch0)
+        return text, {"inode": 0, "offset": offset + len(text), "t": t}
 
     def report_time(self, key: str):
         return self.epoch(self.now()) if key == "splat" else None
