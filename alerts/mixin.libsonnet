@@ -3,6 +3,9 @@
   local c = self._config,
   local S = c.aixSelector,
   local L = 16777216,  // bytes per 16 MB page
+  // a recorded series as the alerts read it: with the selector too, so that rule files for
+  // two jobs (the demo's aix-rules.yml and demo-fast-rules.yml) never alert on each other's
+  local R(name) = '%s{%s}' % [name, S],
   // the large-page regime (1: 16 MB pages, 0: 4 KB): from the monitored processes' 16 MB use
   // over their last 2 minutes (backfilled history has no staleness markers), absent while
   // they are down; for history without process figures (nmon imports), from the LPAR's
@@ -58,27 +61,27 @@
         name: 'aix.alerts',
         rules: [
           alert('AixLargePagePoolNearlyExhausted', 'warning',
-                'aix:large_pages_free:ratio < %g' % c.largePagePoolFreeWarningRatio, c.largePagePoolFreeWarningFor,
+                '%s < %g' % [R('aix:large_pages_free:ratio'), c.largePagePoolFreeWarningRatio], c.largePagePoolFreeWarningFor,
                 '16 MB large-page pool on {{ $labels.instance }} is nearly exhausted',
                 'Only {{ $value | humanizePercentage }} of the 16 MB pool is free on {{ $labels.instance }}. Processes with LARGE_PAGE_DATA=M fail with ENOMEM (ANR0358E) when it runs out; with =Y they silently fall back to 4 KB pages.'),
           alert('AixLargePagePoolExhausted', 'critical',
-                'aix:large_pages_free:count <= 0 and aix:large_pages_pool:count > 0', c.largePagePoolExhaustedFor,
+                '%s <= 0 and %s > 0' % [R('aix:large_pages_free:count'), R('aix:large_pages_pool:count')], c.largePagePoolExhaustedFor,
                 '16 MB large-page pool on {{ $labels.instance }} is exhausted',
                 'No 16 MB page is free on {{ $labels.instance }} ({{ $value }} free). New large-page allocations fail (LARGE_PAGE_DATA=M: ENOMEM, ANR0358E) or fall back to 4 KB pages (=Y).'),
           alert('AixLargePagePoolFillingUp', 'critical',
-                'predict_linear(aix:large_pages_free:count[%s], %d) < 0 and aix:large_pages_free:count > 0' % [c.largePagePoolForecastWindow, c.largePagePoolForecastHours * 3600],
+                'predict_linear(%s[%s], %d) < 0 and %s > 0' % [R('aix:large_pages_free:count'), c.largePagePoolForecastWindow, c.largePagePoolForecastHours * 3600, R('aix:large_pages_free:count')],
                 c.largePagePoolForecastFor,
                 '16 MB large-page pool on {{ $labels.instance }} will run out within %d hours' % c.largePagePoolForecastHours,
                 'At the growth of the last %s the 16 MB pool on {{ $labels.instance }} runs out within %d hours (predicted free pages: {{ $value | humanize }}).' % [c.largePagePoolForecastWindow, c.largePagePoolForecastHours]),
           alert('AixMandatoryLargePagesAtRisk', 'critical',
                 |||
                   (
-                    aix:large_pages_free:count
+                    %(free)s
                     < on (instance, job)
                     max by (instance, job) (clamp_min(deriv(aix_process_inuse_bytes{%(S)s,psize="16M"}[%(w)s]) * %(h)d / %(L)d, %(min)d))
                   )
                   and on (instance, job) count by (instance, job) (aix_process_large_page_info{%(S)s,mode="M"})
-                ||| % { S: S, w: c.mandatoryGrowthWindow, h: c.mandatoryGrowthHorizonSeconds, L: L, min: c.mandatoryMinHeadroomPages },
+                ||| % { S: S, free: R('aix:large_pages_free:count'), w: c.mandatoryGrowthWindow, h: c.mandatoryGrowthHorizonSeconds, L: L, min: c.mandatoryMinHeadroomPages },
                 c.mandatoryFor,
                 'Mandatory large pages on {{ $labels.instance }}: the 16 MB pool is about to run out (ANR0358E ahead)',
                 'A monitored process uses LARGE_PAGE_DATA=M on {{ $labels.instance }} and only {{ $value }} 16 MB pages are free, less than its likely growth. When the pool runs out malloc returns ENOMEM and the server stops with ANR0358E. Add large pages (vmo lgpg_regions) or switch to LARGE_PAGE_DATA=Y now.'),
@@ -90,33 +93,33 @@
                     and on (instance, job, pid)
                     (aix_process_large_page_info{%(S)s,mode="Y"} or on (instance, job, pid) aix_process_ldr_cntrl_info{%(S)s,large_page_data!=""})
                   )
-                  and on (instance, job) (aix:large_pages_free:count < 1)
-                ||| % { S: S, w: c.fallbackWindow, g: c.fallback4kGrowthBytes, L: L },
+                  and on (instance, job) (%(free)s < 1)
+                ||| % { S: S, free: R('aix:large_pages_free:count'), w: c.fallbackWindow, g: c.fallback4kGrowthBytes, L: L },
                 c.fallbackFor,
                 '{{ $labels.command }} ({{ $labels.pid }}) on {{ $labels.instance }} silently falls back to 4 KB pages',
                 '{{ $labels.command }} asks for large pages but the 16 MB pool is exhausted: its 4 KB memory grew by {{ $value | humanize1024 }}B in %s while its 16 MB use stayed flat. Pin-lock contention returns with 4 KB buffers. Add large pages (vmo lgpg_regions).' % c.fallbackWindow),
           alert('AixLargePagesConfiguredButUnused', 'warning',
-                'aix_process_large_page_info{%s,mode="N"} * on (instance, job) group_left () (aix:large_pages_configured:count > 0)' % S,
+                'aix_process_large_page_info{%s,mode="N"} * on (instance, job) group_left () (%s > 0)' % [S, R('aix:large_pages_configured:count')],
                 c.unusedFor,
                 '{{ $labels.command }} on {{ $labels.instance }} runs without the configured large pages',
                 'lgpg_regions is {{ $value }} on {{ $labels.instance }} but {{ $labels.command }} ({{ $labels.pid }}) uses no 16 MB pages (svmon -P 16MB=N). LDR_CNTRL is probably missing from the start script after a restart, or the non-root server user lacks CAP_BYPASS_RAC_VMM.'),
           alert('AixLargePagePoolUndersized', 'warning',
-                'aix:large_pages_configured:count > 0 and aix:large_pages_configured:count < on (instance, job) aix:large_pages_recommended:count',
+                '%s > 0 and %s < on (instance, job) %s' % [R('aix:large_pages_configured:count'), R('aix:large_pages_configured:count'), R('aix:large_pages_recommended:count')],
                 c.undersizedFor,
                 '16 MB pool on {{ $labels.instance }} is smaller than the sizing rule',
                 'lgpg_regions on {{ $labels.instance }} is {{ $value }} pages, below the sizing rule of the case study (heap segments x %d + %d, see aix:large_pages_recommended:count). Large-page demand beyond the pool falls back to 4 KB pages or fails.' % [c.pagesPerHeapSegment, c.extraLargePages]),
           alert('AixLargePagePoolOversized', 'info',
-                'aix:large_pages_free:count > %d and on (instance, job) (aix:large_pages_configured:count > on (instance, job) (%g * aix:large_pages_recommended:count))' % [c.oversizedMinFreePages, c.oversizedFactor],
+                '%s > %d and on (instance, job) (%s > on (instance, job) (%g * %s))' % [R('aix:large_pages_free:count'), c.oversizedMinFreePages, R('aix:large_pages_configured:count'), c.oversizedFactor, R('aix:large_pages_recommended:count')],
                 c.oversizedFor,
                 '16 MB pool on {{ $labels.instance }} pins memory nobody uses',
                 '{{ $value }} 16 MB pages are free on {{ $labels.instance }} and lgpg_regions is more than %g times the sizing rule. Large pages are pinned: that memory is lost to everything else.' % c.oversizedFactor),
           alert('AixPinLockContention', 'warning',
-                'aix:pin_lock_miss:ratio > %g and on (instance, job) aix:cpu_sys_per_user:ratio > %g' % [c.pinMissRatio, c.sysPerUserRatio],
+                '%s > %g and on (instance, job) %s > %g' % [R('aix:pin_lock_miss:ratio'), c.pinMissRatio, R('aix:cpu_sys_per_user:ratio'), c.sysPerUserRatio],
                 c.contentionFor,
                 'VMM pin-lock contention on {{ $labels.instance }}',
                 'pin_seg_range misses the VMM segment lock {{ $value | humanizePercentage }} of the time on {{ $labels.instance }} and %%sys is more than %g times %%usr: tape threads are spinning on 4 KB page pins. Use 16 MB pages for the server heap (LDR_CNTRL LARGE_PAGE_DATA=Y).' % c.sysPerUserRatio),
           alert('AixTapeThroughputDrop', 'warning',
-                'aix:tape_bytes:rate5m < %g * quantile_over_time(0.9, aix:tape_bytes:rate5m[%s]) and on (instance, job, device) aix:tape_busy:ratio5m > %g' % [c.tapeDropRatio, c.tapeBaselineWindow, c.tapeBusyRatio],
+                '%s < %g * quantile_over_time(0.9, %s[%s]) and on (instance, job, device) %s > %g' % [R('aix:tape_bytes:rate5m'), c.tapeDropRatio, R('aix:tape_bytes:rate5m'), c.tapeBaselineWindow, R('aix:tape_busy:ratio5m'), c.tapeBusyRatio],
                 c.tapeFor,
                 'Tape {{ $labels.device }} on {{ $labels.instance }} is busy but slow',
                 '{{ $labels.device }} moves {{ $value | humanize1024 }}B/s, under %g of its usual rate over %s, while busy more than %g of the time. Check pin-lock contention (4 KB pages) and the drive.' % [c.tapeDropRatio, c.tapeBaselineWindow, c.tapeBusyRatio]),
