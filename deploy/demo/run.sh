@@ -15,6 +15,9 @@
 #                             durations divided by 60 (alerts/demo-fast-rules.yml).
 # History and live scrape carry the same target labels (one series per metric).
 #
+# 0. without Prometheus: as root with apt-get, installs Debian's prometheus and
+#    prometheus-alertmanager (as the test command does); otherwise says in one line how, and
+#    runs the exporters alone;
 # 1. installs the exporter from this checkout into a virtual environment inside it
 #    (deploy/lib/venv.sh: works with Debian's externally managed python3);
 # 2. with the Debian package 'prometheus': backfills both histories and the recording rules,
@@ -26,6 +29,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing Prometheus and Alertmanager (Debian packages prometheus, prometheus-alertmanager) ..."
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            prometheus prometheus-alertmanager >/dev/null; } \
+            || echo "could not install them: running the exporters alone"
+    else
+        echo "Prometheus is not installed: the exporters run alone (for the whole demo, as root: apt-get install prometheus prometheus-alertmanager)"
+    fi
+fi
 PORT=${DEMO_PORT:-10990}
 PORT2=$((PORT + 1))
 PROM_PORT=${DEMO_PROM_PORT:-19090}
@@ -85,9 +98,9 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
     rm -rf "$DIR/tsdb" "$DIR/rule-blocks" && mkdir -p "$DIR/tsdb"
     echo "backfilling 8 simulated hours of tsmsrv01 and 5.8 of tsmsrv02, ending now ..."
     "$PY" -m aix_exporter.cli simulate --scenario case-study --openmetrics "$DIR/tsmsrv01.om" \
-        --end "$END" --duration "$AT" --target "$TARGET1" >/dev/null
+        --end "$END" --duration "$AT" --target "$TARGET1" --tail 600 >/dev/null
     "$PY" -m aix_exporter.cli simulate --scenario exhaustion --openmetrics "$DIR/tsmsrv02.om" \
-        --end "$END" --duration "$FAST_AT" --target "$TARGET2" >/dev/null
+        --end "$END" --duration "$FAST_AT" --target "$TARGET2" --tail 600 >/dev/null
     for om in "$DIR/tsmsrv01.om" "$DIR/tsmsrv02.om"; do
         promtool tsdb create-blocks-from openmetrics "$om" "$DIR/tsdb" >/dev/null
     done
@@ -135,11 +148,18 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
         >"$DIR/prometheus.log" 2>&1 &
     PIDS+=($!)
     wait_ready "http://127.0.0.1:$PROM_PORT/-/ready" "$!"
+    # Debian's prometheus 2.42 serves its pages under /classic/ (no /alerts); upstream builds at /
+    UI="http://127.0.0.1:$PROM_PORT"
+    if "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$UI/classic/alerts" \
+        >/dev/null 2>&1; then
+        UI="$UI/classic"
+    fi
     cat <<EOF
-Prometheus:   http://127.0.0.1:$PROM_PORT   (log: $DIR/prometheus.log)
-Alerts:       http://127.0.0.1:$PROM_PORT/alerts   (tsmsrv02: AixMandatoryLargePagesAtRisk in about a
-              minute, AixTsmDiagnosticError and AixTsmDatabaseInitFailed about three minutes in)
-$( [ -n "$AM_LINE" ] && echo "Alertmanager: http://127.0.0.1:$AM_PORT" )
+Prometheus:   $UI/graph   (log: $DIR/prometheus.log)
+Alerts:       $UI/alerts   (tsmsrv02: AixMandatoryLargePagesAtRisk in about a minute,
+              AixTsmDiagnosticError and AixTsmDatabaseInitFailed about three minutes in;
+              AixLargePagePoolNearlyExhausted and AixLargePagePoolFillingUp pending until the server stops)
+$( [ -n "$AM_LINE" ] && echo "Alertmanager: amtool --alertmanager.url=http://127.0.0.1:$AM_PORT alert query   (Debian's has no web UI)" )
 Try, on tsmsrv01 (the case study; compare 5 h ago with now):
   sum by (instance) (rate(aix_tape_read_bytes_total{job="aix"}[5m]) + rate(aix_tape_written_bytes_total{job="aix"}[5m])) / 2^20
       tape MiB/s, read + written: about 139 with 4 KB pages, 378 with 16 MB pages

@@ -72,3 +72,14 @@ def test_history_writer_timestamps_are_seconds_in_order_and_end_at_end(tmp_path)
             assert values == sorted(values), key   # a counter never goes back
     cpu = series['aix_vmstat_cpu_ratio{instance="tsmsrv01:10990",job="aix",mode="user"}']
     assert all(0 <= v <= 1 for _, v in cpu)
+
+
+def test_history_sample_times_end_at_the_duration_with_a_fine_tail():
+    from aix_exporter.tools.history import sample_times
+    assert sample_times(300, 60) == [0, 60, 120, 180, 240, 300]
+    # the last 100 s at 15 s, counted back from the end so the last sample is the history's end
+    assert sample_times(300, 60, tail=100) == [0, 60, 120, 180, 210, 225, 240, 255, 270, 285, 300]
+    assert sample_times(300, 60, tail=100, tail_step=50) == [0, 60, 120, 180, 200, 250, 300]
+    assert sample_times(50, 60, tail=600) == [5, 20, 35, 50]        # a tail longer than the history
+    times = sample_times(28800, 60, tail=600)                        # the demo's tsmsrv01
+    assert len(times) == 28200 // 60 + 1 + 40 and times[-1] == 28800 and times[-41:-39] == [28200, 28215]

@@ -2,6 +2,7 @@
 
     aix-exporter simulate --scenario case-study --out DIR [--at SECONDS] [--seed N]
     aix-exporter simulate --scenario case-study --openmetrics FILE [--step 60] [--end EPOCH] [--seed N]
+                          [--tail SECONDS [--tail-step 15]]
 
 The history runs the real parsers and collectors on the rendered text at each
 step, so what Prometheus gets from it is what the exporter would have served.
@@ -37,8 +38,29 @@ def write_replay(scenario: str, out: str, at: float, seed: int) -> list:
     return written
 
 
-def history(scenario: str, seed: int = 1, step: float = 60.0, end: float = None, duration: float = None):
-    """Yield (epoch, families) for each step of the scenario, through the real collectors."""
+def sample_times(duration: float, step: float, tail: float = 0.0, tail_step: float = 15.0) -> list:
+    """Simulated instants of a history: every ``step`` from 0, and every ``tail_step`` over the
+    last ``tail`` seconds, ending at ``duration``. A live scrape that continues the history
+    then finds, in a rate() window reaching back into it, the spacing a scrape would have left:
+    Prometheus extrapolates a window whose first sample is further from its start than 1.1
+    average intervals by half an interval only, so 60 s history under 15 s scrapes reads up
+    to a sixth low for five minutes."""
+    fine_from = duration - tail if tail > 0 else duration + 1.0
+    out, t = [], 0.0
+    while t < fine_from - 1e-9 and t <= duration + 1e-9:
+        out.append(t)
+        t += step
+    k = 0
+    while tail > 0 and duration - k * tail_step >= max(0.0, fine_from) - 1e-9:   # back from the end
+        out.append(duration - k * tail_step)
+        k += 1
+    return sorted(set(out))
+
+
+def history(scenario: str, seed: int = 1, step: float = 60.0, end: float = None, duration: float = None,
+            tail: float = 0.0, tail_step: float = 15.0):
+    """Yield (epoch, families) for each sample time of the scenario (sample_times), through
+    the real collectors."""
     from ..collectors import registry
     from ..config import Settings
     from ..exporter import Exporter
@@ -52,25 +74,23 @@ def history(scenario: str, seed: int = 1, step: float = 60.0, end: float = None,
     collectors = [cls(settings) for name, cls in registry().items() if not getattr(cls, "requires_system", False)]
     clock = {"now": start_epoch}
     exp = Exporter(src, collectors, clock=lambda: clock["now"])
-    t = 0.0
-    while t <= duration + 1e-9:
+    for t in sample_times(duration, step, tail, tail_step):
         src.set_time(t)
         clock["now"] = start_epoch + t
         exp.collect_all()
         yield start_epoch + t, exp.families()
-        t += step
 
 
 DEFAULT_TARGET = {"job": "aix", "instance": "tsmsrv01:10990"}
 
 
 def write_openmetrics(scenario: str, path: str, seed: int = 1, step: float = 60.0, end: float = None,
-                      duration: float = None, target: dict = None) -> int:
+                      duration: float = None, target: dict = None, tail: float = 0.0, tail_step: float = 15.0) -> int:
     """``target``: the labels a scrape would attach (job, instance), so rules and
     dashboards that select on them work on the backfilled history."""
     target = DEFAULT_TARGET if target is None else target
     with Writer() as w:
-        for epoch, families in history(scenario, seed, step, end, duration):
+        for epoch, families in history(scenario, seed, step, end, duration, tail, tail_step):
             add_families(w, families, epoch, target)
         return w.close(path)
 
@@ -84,6 +104,10 @@ def main(argv) -> int:
     p.add_argument("--at", type=float, default=None, help="simulated seconds from the scenario start (default: its end)")
     p.add_argument("--openmetrics", help="write the scenario's history as OpenMetrics text")
     p.add_argument("--step", type=float, default=60.0, help="history step in seconds (default 60)")
+    p.add_argument("--tail", type=float, default=0.0,
+                   help="the last SECONDS of history at --tail-step instead (default 0): a live exporter "
+                        "scraped at that interval then continues it without a dip in rate()")
+    p.add_argument("--tail-step", type=float, default=15.0, help="step of the tail in seconds (default 15)")
     p.add_argument("--end", type=float, default=None, help="epoch of the history's last sample (default: now)")
     p.add_argument("--duration", type=float, default=None,
                    help="simulated seconds of history from the scenario's start (default: the whole scenario); "
@@ -103,7 +127,7 @@ def main(argv) -> int:
         except ValueError:
             p.error("--target takes k=v,k=v")
         n = write_openmetrics(args.scenario, args.openmetrics, args.seed, args.step, args.end, args.duration,
-                              target=target)
+                              target=target, tail=args.tail, tail_step=args.tail_step)
         print(f"wrote {n} samples to {args.openmetrics}")
     return 0
 
