@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  aix-exporter simulate --scenario S (--out DIR | --openmetrics FILE)\n"
                "                        a replay directory or an OpenMetrics history from the simulator\n"
                "                        (aix-exporter simulate --help)\n"
-               "  aix-exporter import nmon [--tz ZONE] (--out HISTORY.om | --tsdb DIR) FILE...\n"
+               "  aix-exporter import nmon [--tz ZONE] (--out HISTORY.om | --tsdb DIR [--rules FILE]) FILE...\n"
                "                        nmon recordings as Prometheus history on the exporter's metric names\n"
                "  aix-exporter report --prometheus URL --instance INST (--auto | --before A..B --after C..D) --out F\n"
                "                        a before/after report (HTML, Markdown or CSV) of one LPAR\n\n"

@@ -36,6 +36,20 @@ def test_summary(imported):
     assert s["not_mapped"]["TOP"][0] == 416 and s["not_mapped"]["DISK*"][0] == 2618
 
 
+
+def test_every_unmapped_section_of_the_real_recording_has_a_reason_in_the_readme(imported):
+    """The summary names each section it did not map; each has a reason of its own (not the
+    catch-all), and so is in the README's generated "Not mapped" list."""
+    from tests.conftest import ROOT
+    s, _ = imported
+    readme = (ROOT / "README.md").read_text()
+    assert s["not_mapped"]["FILE"] == (187, "kernel file I/O rates (iget, namei, readch, writech): no live metric")
+    assert s["not_mapped"]["PAGING"][0] == 187
+    for sec, (_, reason) in s["not_mapped"].items():
+        assert reason != "no live metric of that meaning", sec
+        assert f"`{sec}` ({reason})" in readme, sec
+
+
 def test_first_snapshot_values(imported):
     _, m = imported
     t1 = utc(2016, 2, 10, 17, 28, 10)

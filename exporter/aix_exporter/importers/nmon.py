@@ -120,6 +120,9 @@ NOT_MAPPED = {
     "MEMUSE": "numperm/minfree tuning percentages: no live metric",
     "POOLS": "shared-pool figures: no live metric",
     "PROCAIO": "AIO servers: no live metric",
+    "FILE": "kernel file I/O rates (iget, namei, readch, writech): no live metric",
+    "PAGING": "free MB per paging-space device; the live exporter reports paging space as a whole "
+              "(svmon -G size and in use), which these rows lack",
 }
 NOT_MAPPED_PREFIXES = {"CPU": "per-CPU rows", "SCPU": "per-CPU rows", "PCPU": "per-CPU rows",
                        "DISK": "disk rows: no live disk metric", "VG": "volume-group rows: no live metric",

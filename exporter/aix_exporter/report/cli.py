@@ -1,21 +1,25 @@
 """aix-exporter report: before/after of one LPAR from Prometheus.
 
-    aix-exporter report --prometheus URL --instance INST
-                        (--before FROM..TO --after FROM..TO | --auto [--since FROM])
-                        [--format html|markdown|csv] --out FILE
+    aix-exporter report (--prometheus URL | --tsdb DIR) --instance INST
+                        (--before FROM..TO --after FROM..TO | --auto [--lookback 30d] [--end TIME]
+                         [--margin 10m]) [--format html|markdown|csv] --out FILE
 
-FROM/TO: ISO date-times (UTC unless they name a zone: 2026-11-20T08:00, 2026-11-20 08:00+01:00)
-or Unix times. --auto compares the last 4 KB regime with the 16 MB regime that follows it
-(recording rule aix:regime_16m:bool), looking back --lookback (default 30d). HTML needs the
-optional extra: pip install 'aix-exporter[report]' (Jinja2, matplotlib).
+FROM/TO/TIME: ISO date-times (UTC unless they name a zone: 2026-11-20T08:00, 2026-11-20
+08:00+01:00) or Unix times. --auto compares the last 4 KB regime with the 16 MB regime that
+follows it (recording rule aix:regime_16m:bool, read at a 60 s step), looking back --lookback
+(default 30d) from --end (default now). --tsdb DIR reads a directory of blocks, such as
+`import nmon --tsdb DIR --rules alerts/aix-rules.yml` writes, through a temporary Prometheus
+(Debian package prometheus); --auto then looks over the blocks' whole range. HTML needs the optional extra 'report' (Jinja2, matplotlib),
+installed in the checkout's virtual environment by its set-up commands.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
-from .compare import Prometheus, ReportError, compare, find_regimes, parse_window
+from .compare import Prometheus, ReportError, compare, find_regimes, parse_time, parse_window
 
 
 def _duration(text: str) -> float:
@@ -26,16 +30,30 @@ def _duration(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r}: a duration such as 30d, 12h, 600s") from None
 
 
+def _compare(args, prom, end: float, lookback: float, progress):
+    change = None
+    if args.auto:
+        before, after, change = find_regimes(prom, args.instance, end - lookback, end, args.margin)
+    else:
+        before, after = parse_window(args.before), parse_window(args.after)
+    return compare(prom, args.instance, before, after, change, progress, plots=args.format == "html")
+
+
 def main(argv) -> int:
     p = argparse.ArgumentParser(prog="aix-exporter report", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--prometheus", required=True, help="Prometheus base URL, e.g. http://127.0.0.1:9090")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--prometheus", help="Prometheus base URL, e.g. http://127.0.0.1:9090")
+    src.add_argument("--tsdb", help="a directory of Prometheus blocks (imported history), served by a temporary "
+                                    "Prometheus")
     p.add_argument("--instance", required=True, help="the LPAR's instance label, e.g. tsmsrv01:10990")
     p.add_argument("--before", help="base window FROM..TO")
     p.add_argument("--after", help="new window FROM..TO")
     p.add_argument("--auto", action="store_true", help="find the windows: last 4 KB regime vs the 16 MB regime")
-    p.add_argument("--lookback", type=_duration, default=30 * 86400, help="with --auto: how far back (default 30d)")
-    p.add_argument("--end", type=float, default=None, help="with --auto: end of the look-back (Unix time; default now)")
+    p.add_argument("--lookback", type=_duration, default=None,
+                   help="with --auto: how far back (default 30d; with --tsdb, the blocks' whole range)")
+    p.add_argument("--end", default=None, help="with --auto: end of the look-back, a date-time or Unix time "
+                                               "(default now; with --tsdb, the last sample)")
     p.add_argument("--margin", type=_duration, default=600, help="with --auto: cut from each run's edges (default 10m)")
     p.add_argument("--format", choices=["html", "markdown", "csv"], default="html")
     p.add_argument("--out", required=True)
@@ -45,29 +63,36 @@ def main(argv) -> int:
     tty = sys.stderr.isatty()
 
     def progress(msg):
-        print(("\r" if tty else "") + f"querying {args.prometheus}: {msg}" + (" " * 20 if tty else ""),
+        print(("\r" if tty else "") + f"querying {args.prometheus or args.tsdb}: {msg}" + (" " * 20 if tty else ""),
               end="" if tty else "\n", file=sys.stderr, flush=True)
-    prom = Prometheus(args.prometheus)
     try:
-        change = None
-        if args.auto:
-            end = args.end or time.time()
-            before, after, change = find_regimes(prom, args.instance, end - args.lookback, end, args.margin)
+        if args.tsdb:
+            from ..tools import tempprom
+            first, last = tempprom.block_range(args.tsdb) if os.path.isdir(args.tsdb) else (None, None)
+            if first is None:
+                raise ReportError(f"{args.tsdb}: no Prometheus blocks in it")
+            end = parse_time(args.end) if args.end else last + 60
+            lookback = args.lookback or (end - first + 60)
+            with tempprom.serve(args.tsdb) as url:
+                cmp = _compare(args, Prometheus(url), end, lookback, progress)
         else:
-            before, after = parse_window(args.before), parse_window(args.after)
-        cmp = compare(prom, args.instance, before, after, change, progress, plots=args.format == "html")
+            end = parse_time(args.end) if args.end else time.time()
+            cmp = _compare(args, Prometheus(args.prometheus), end, args.lookback or 30 * 86400, progress)
     except ReportError as e:
         print(f"\naix-exporter report: {e}", file=sys.stderr)
+        return 1
+    except RuntimeError as e:   # tempprom.TempPrometheusError
+        print(f"aix-exporter report: {e}", file=sys.stderr)
         return 1
     if tty:
         print(file=sys.stderr)
     from . import render
     if args.format == "html":
         try:
-            text = render.html(cmp, args.prometheus)
+            text = render.html(cmp, args.prometheus or f"{args.tsdb} (blocks)")
         except ImportError as e:
-            print(f"aix-exporter report: HTML needs the report extra (pip install 'aix-exporter[report]'): {e}",
-                  file=sys.stderr)
+            print("aix-exporter report: HTML needs the report extra (Jinja2, matplotlib): in the checkout, "
+                  f".venv/bin/pip install -e '.[report]'; or --format markdown or csv ({e})", file=sys.stderr)
             return 1
     elif args.format == "markdown":
         text = render.markdown(cmp)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
@@ -166,7 +167,24 @@ class Comparison:
         return " ".join(parts)
 
 
+def _server_error(e: urllib.error.HTTPError) -> str:
+    """The error text Prometheus (or VictoriaMetrics) put in an HTTP error's JSON body, else
+    the start of the body: the server's own reason, not only 'HTTP Error 400'."""
+    try:
+        raw = e.read(4096).decode("utf-8", "replace")
+    except Exception:   # the body is gone: the status line is all there is
+        return ""
+    try:
+        return str(json.loads(raw).get("error") or raw).strip()
+    except (ValueError, AttributeError):
+        return " ".join(raw.split())[:300]
+
+
 class Prometheus:
+    # Prometheus refuses a range query of more than 11,000 points per series; longer ranges
+    # are asked for in pieces of at most this many points and joined
+    MAX_POINTS = 10000
+
     def __init__(self, url: str, timeout: float = 60.0):
         self.url, self.timeout = url.rstrip("/"), timeout
 
@@ -175,10 +193,13 @@ class Prometheus:
         try:
             with urllib.request.urlopen(f"{self.url}{path}?{q}", timeout=self.timeout) as r:
                 body = json.load(r)
+        except urllib.error.HTTPError as e:
+            reason = _server_error(e)
+            raise ReportError(f"{self.url}: HTTP {e.code}" + (f": {reason}" if reason else f" {e.reason}")) from None
         except Exception as e:   # urllib's many errors: one line for the user
             raise ReportError(f"{self.url}: {type(e).__name__}: {e}") from None
-        if body.get("status") != "success":
-            raise ReportError(f"{self.url}: {body.get('error', body)}")
+        if not isinstance(body, dict) or body.get("status") != "success":
+            raise ReportError(f"{self.url}: {body.get('error', body) if isinstance(body, dict) else body}")
         return body["data"]["result"]
 
     def scalar(self, expr: str, at: float) -> Optional[float]:
@@ -189,8 +210,21 @@ class Prometheus:
         return None if math.isnan(v) or math.isinf(v) else v
 
     def range(self, expr: str, start: float, end: float, step: int) -> list:
-        return self._get("/api/v1/query_range", {"query": expr, "start": f"{start:.0f}", "end": f"{end:.0f}",
-                                                 "step": str(step)})
+        """A range query at ``step`` seconds over any length: in pieces of at most MAX_POINTS
+        points, the series of each piece joined by their labels."""
+        series: dict = {}
+        a = float(start)
+        while True:
+            b = min(float(end), a + step * (self.MAX_POINTS - 1))
+            piece = self._get("/api/v1/query_range", {"query": expr, "start": f"{a:.0f}", "end": f"{b:.0f}",
+                                                      "step": str(step)})
+            for r in piece:
+                key = tuple(sorted(r["metric"].items()))
+                series.setdefault(key, {"metric": r["metric"], "values": []})["values"] += r["values"]
+            if b >= end:
+                break
+            a = b + step
+        return list(series.values())
 
 
 def selector(instance: str) -> str:
@@ -250,27 +284,29 @@ def compare(prom: Prometheus, instance: str, before: Window, after: Window, chan
     return cmp
 
 
+def parse_time(s: str) -> float:
+    """An ISO date-time (UTC unless it names a zone) or a Unix time."""
+    s = s.strip()
+    try:
+        return float(s)
+    except ValueError:
+        pass
+    try:
+        d = dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise ReportError(f"{s!r}: not a date-time (2026-11-20T08:00, 2026-11-20 08:00+01:00) "
+                          "or a Unix time") from None
+    if d.tzinfo is None:
+        d = d.replace(tzinfo=dt.timezone.utc)
+    return d.timestamp()
+
+
 def parse_window(text: str) -> Window:
     """'FROM..TO' with each end an ISO date-time (UTC unless it names a zone) or a Unix time."""
     if ".." not in text:
         raise ReportError(f"window {text!r}: expected FROM..TO")
     a, b = text.split("..", 1)
-
-    def when(s: str) -> float:
-        s = s.strip()
-        try:
-            return float(s)
-        except ValueError:
-            pass
-        try:
-            d = dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
-        except ValueError:
-            raise ReportError(f"{s!r}: not a date-time (2026-11-20T08:00, 2026-11-20 08:00+01:00) "
-                              "or a Unix time") from None
-        if d.tzinfo is None:
-            d = d.replace(tzinfo=dt.timezone.utc)
-        return d.timestamp()
-    w = Window(when(a), when(b))
+    w = Window(parse_time(a), parse_time(b))
     if w.end <= w.start:
         raise ReportError(f"window {text!r}: its end is not after its start")
     return w

@@ -1,13 +1,18 @@
 """aix-exporter import nmon: nmon recordings -> OpenMetrics history (and Prometheus blocks).
 
     aix-exporter import nmon [--tz ZONE] [--target job=aix,instance=HOST:10990]
-                             [--date-order dmy|mdy] (--out HISTORY.om | --tsdb DIR) FILE...
+                             [--date-order dmy|mdy] (--out HISTORY.om | --tsdb DIR [--rules FILE])
+                             FILE...
 
 Files may be plain or gzipped, given in any order (they are read in time order); snapshots
 that overlap or repeat are written once. The metric names are the live exporter's
 (importers/nmon.py lists the mapping), so the imported "before" and the live "after" are one
 series set for the same rules, dashboards and report. --tsdb runs
-`promtool tsdb create-blocks-from openmetrics` (Debian package prometheus) itself.
+`promtool tsdb create-blocks-from openmetrics` (Debian package prometheus) itself, in blocks
+of up to a day. --rules FILE (e.g. alerts/aix-rules.yml) then backfills those recording rules
+over the imported range into the same directory: it serves the blocks from a temporary
+Prometheus on a free loopback port and runs `promtool tsdb create-blocks-from rules` against
+it. Without --rules the command to do so is printed, with the range filled in.
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ import tempfile
 import time
 
 from ..importers import nmon
+from . import tempprom
 from .openmetrics import Writer
 
 DEFAULT_JOB = "aix"
@@ -130,7 +136,48 @@ def print_summary(s: dict, out: str, stream=sys.stdout):
         print(f"  not mapped: {sec} ({rows} rows): {reason}", file=stream)
 
 
+RULES_EVAL_INTERVAL = 60   # seconds: the live rule evaluation interval of the shipped setups
+
+
+def rules_range(summary: dict) -> tuple:
+    """(start, end) of the rule backfill for an import: whole minutes around its snapshots."""
+    return int(summary["first"]) // 60 * 60 - 60, int(summary["last"]) // 60 * 60 + 120
+
+
+def rules_command(promtool: str, url: str, start: int, end: int, out_dir: str, rules: list) -> list:
+    return [promtool, "tsdb", "create-blocks-from", "rules", "--start", str(start), "--end", str(end),
+            "--url", url, "--eval-interval", f"{RULES_EVAL_INTERVAL}s", "--max-block-duration=24h",
+            "--output-dir", out_dir, *rules]
+
+
+def backfill_rules(tsdb: str, rules: list, start: int, end: int) -> int:
+    """Backfill ``rules`` over start..end into ``tsdb``: promtool evaluates them against a
+    temporary Prometheus serving the blocks (tools/tempprom.py); the rule blocks are moved in
+    beside them. Returns the number of rule blocks."""
+    promtool = shutil.which("promtool")
+    if not promtool:
+        raise RuntimeError("--rules needs promtool (Debian package prometheus)")
+    work = tempfile.mkdtemp(prefix="aix-exporter-rules-")
+    try:
+        out_dir = os.path.join(work, "rule-blocks")
+        with tempprom.serve(tsdb) as url:
+            r = subprocess.run(rules_command(promtool, url, start, end, out_dir, rules),
+                               capture_output=True, text=True, timeout=3600)
+        if r.returncode != 0:
+            raise RuntimeError(f"promtool failed: {(r.stderr or r.stdout).strip()[:500]}")
+        blocks = sorted(os.listdir(out_dir)) if os.path.isdir(out_dir) else []
+        for name in blocks:
+            shutil.move(os.path.join(out_dir, name), os.path.join(tsdb, name))
+        return len(blocks)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main(argv) -> int:
+    if argv and argv[0] in ("-h", "--help"):
+        print("usage: aix-exporter import FORMAT [options] FILE...\n\nformats:\n"
+              "  nmon   topas_nmon / nmon recordings (aix-exporter import nmon --help)")
+        return 0
     if not argv or argv[0] != "nmon":
         print("usage: aix-exporter import nmon [options] FILE...  (aix-exporter import nmon --help)", file=sys.stderr)
         return 2
@@ -144,9 +191,17 @@ def main(argv) -> int:
     p.add_argument("--date-order", choices=["dmy", "mdy"], help="how to read an old numeric AAA,date")
     p.add_argument("--out", help="write the OpenMetrics history here")
     p.add_argument("--tsdb", help="also create Prometheus blocks in this directory (runs promtool)")
+    p.add_argument("--rules", action="append", default=[], metavar="FILE",
+                   help="with --tsdb: backfill these recording rules (e.g. alerts/aix-rules.yml) over the "
+                        "imported range into the same directory; repeatable")
     args = p.parse_args(argv[1:])
     if not args.out and not args.tsdb:
         p.error("give --out HISTORY.om and/or --tsdb DIR")
+    if args.rules and not args.tsdb:
+        p.error("--rules goes with --tsdb DIR")
+    for path in args.rules:
+        if not os.path.isfile(path):
+            p.error(f"--rules {path}: no such file")
     try:
         target = dict(kv.split("=", 1) for kv in args.target.split(",") if kv)
     except ValueError:
@@ -181,15 +236,33 @@ def main(argv) -> int:
                       f"{args.out or out}", file=sys.stderr)
                 return 1
             os.makedirs(args.tsdb, exist_ok=True)
-            r = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", out, args.tsdb],
-                               capture_output=True, text=True, timeout=3600)
+            # day-sized blocks: a month of daily files makes about 40 blocks, not 270 of 2 h
+            r = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", "--max-block-duration=24h",
+                                out, args.tsdb], capture_output=True, text=True, timeout=3600)
             if r.returncode != 0:
                 print(f"aix-exporter import nmon: promtool failed: {(r.stderr or r.stdout).strip()[:500]}",
                       file=sys.stderr)
                 return 1
-            print(f"blocks written to {args.tsdb}. Point Prometheus at them: copy the block directories into "
-                  f"its --storage.tsdb.path (then restart it), or start one with --storage.tsdb.path={args.tsdb}. "
-                  "Keep --storage.tsdb.retention.time longer than the history's age.")
+            days = max(1, int((time.time() - summary["first"]) // 86400) + 1) if summary["first"] else 1
+            start, end = rules_range(summary) if summary["first"] is not None else (0, 0)
+            print(f"blocks written to {args.tsdb}")
+            if args.rules and summary["first"] is not None:
+                try:
+                    n = backfill_rules(args.tsdb, args.rules, start, end)
+                except (RuntimeError, OSError, subprocess.SubprocessError) as e:   # TempPrometheusError too
+                    print(f"aix-exporter import nmon: recording rules not backfilled: {e}", file=sys.stderr)
+                    return 1
+                print(f"recording rules of {', '.join(args.rules)} backfilled over the imported range "
+                      f"({n} blocks, every {RULES_EVAL_INTERVAL} s) into {args.tsdb}")
+            elif summary["first"] is not None:
+                print("backfill the recording rules over the imported range (or import again with --rules FILE), "
+                      "with a Prometheus serving these blocks at URL:")
+                print("  " + " ".join(rules_command("promtool", "URL", start, end, "rule-blocks",
+                                                    ["alerts/aix-rules.yml"])))
+                print("  then move rule-blocks/* beside them.")
+            print(f"Point Prometheus at them: start one with --storage.tsdb.path={args.tsdb}, or copy the block "
+                  "directories into its --storage.tsdb.path and restart it. The oldest sample is "
+                  f"{days} days old: keep --storage.tsdb.retention.time above {days}d, or Prometheus deletes it.")
     finally:
         if tmpdir:
             shutil.rmtree(tmpdir, ignore_errors=True)

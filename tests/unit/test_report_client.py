@@ -1,0 +1,94 @@
+"""The report's Prometheus client against a stand-in server with Prometheus' own limits and
+error bodies: --auto over the default 30 days (43,200 points at 60 s) is asked for in pieces
+under the 11,000-point limit, and an HTTP error shows the server's reason."""
+import json
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from aix_exporter.report.compare import Prometheus, ReportError, find_regimes
+
+CHANGE = 1_700_000_000 + 20 * 86400          # the regime changes to 16 MB pages here
+END = 1_700_000_000 + 30 * 86400
+
+
+class Stub(BaseHTTPRequestHandler):
+    queries: list = []
+
+    def log_message(self, *a):
+        pass
+
+    def _answer(self, code, body):
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        url = urllib.parse.urlparse(self.path)
+        q = dict(urllib.parse.parse_qsl(url.query))
+        if url.path == "/api/v1/query_range":
+            start, end, step = float(q["start"]), float(q["end"]), float(q["step"])
+            points = int((end - start) / step) + 1
+            Stub.queries.append((start, end, step, points))
+            if points > 11000:   # Prometheus' words (promql/engine.go), with its HTTP status
+                return self._answer(400, {"status": "error", "errorType": "bad_data",
+                                          "error": "exceeded maximum resolution of 11,000 points per timeseries. "
+                                                   "Try decreasing the query resolution (?step=XX)"})
+            values = [[start + k * step, "1" if start + k * step >= CHANGE else "0"] for k in range(points)]
+            return self._answer(200, {"status": "success", "data": {"resultType": "matrix", "result": [
+                {"metric": {"instance": "tsmsrv01:10990"}, "values": values}]}})
+        if url.path == "/api/v1/query" and q["query"] == "boom":
+            return self._answer(422, {"status": "error", "errorType": "execution",
+                                      "error": "query processing would load too many samples into memory"})
+        if url.path == "/api/v1/query" and q["query"] == "html":
+            data = b"<html><body>502 Bad Gateway</body></html>"
+            self.send_response(502)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            return self.wfile.write(data)
+        return self._answer(200, {"status": "success", "data": {"resultType": "vector", "result": []}})
+
+
+@pytest.fixture
+def stub():
+    Stub.queries = []
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_auto_over_the_default_30_days_asks_in_pieces_under_the_point_limit(stub):
+    before, after, change = find_regimes(Prometheus(stub), "tsmsrv01:10990", END - 30 * 86400, END, 600)
+    # 43,201 points at 60 s: five pieces of at most 10,000 points, each starting a step after the last
+    assert [q[3] for q in Stub.queries] == [10000, 10000, 10000, 10000, 3201]
+    assert all(b[0] == a[1] + 60 for a, b in zip(Stub.queries, Stub.queries[1:]))
+    assert Stub.queries[0][0] == END - 30 * 86400 and Stub.queries[-1][1] == END
+    assert change == CHANGE - 60                    # the last 4 KB minute
+    assert (before.start, before.end) == (END - 30 * 86400 + 600, CHANGE - 60 - 600)
+    assert (after.start, after.end) == (CHANGE + 600, END - 600)
+
+
+def test_a_short_range_is_one_query(stub):
+    Prometheus(stub).range("up", END - 3600, END, 60)
+    assert [q[3] for q in Stub.queries] == [61]
+
+
+def test_http_errors_show_the_servers_own_reason(stub, monkeypatch):
+    with pytest.raises(ReportError) as e:
+        Prometheus(stub).scalar("boom", END)
+    assert str(e.value) == f"{stub}: HTTP 422: query processing would load too many samples into memory"
+    with pytest.raises(ReportError) as e:
+        Prometheus(stub).scalar("html", END)
+    assert str(e.value) == f"{stub}: HTTP 502: <html><body>502 Bad Gateway</body></html>"
+    monkeypatch.setattr(Prometheus, "MAX_POINTS", 20000)   # pieces too large: the server's 400 in full
+    with pytest.raises(ReportError) as e:
+        Prometheus(stub).range("up", END - 30 * 86400, END, 60)
+    assert "HTTP 400: exceeded maximum resolution of 11,000 points per timeseries" in str(e.value)
