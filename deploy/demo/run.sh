@@ -18,8 +18,8 @@
 # 0. without Prometheus: as root with apt-get, installs Debian's prometheus and
 #    prometheus-alertmanager (as the test command does); otherwise says in one line how, and
 #    runs the exporters alone;
-# 1. installs the exporter from this checkout into a virtual environment inside it
-#    (deploy/lib/venv.sh: works with Debian's externally managed python3);
+# 1. installs the exporter from this checkout into a virtual environment inside it, with the
+#    report extra (deploy/lib/venv.sh: works with Debian's externally managed python3);
 # 2. with the Debian package 'prometheus': backfills both histories and the recording rules,
 #    starts Prometheus with our rules (and Alertmanager when 'prometheus-alertmanager' is
 #    installed);
@@ -51,7 +51,7 @@ TARGET1="job=aix,instance=tsmsrv01:10990,lpar=tsmsrv01"
 TARGET2="job=demo-fast,instance=tsmsrv02:10990,lpar=tsmsrv02"
 
 . deploy/lib/venv.sh
-ensure_venv ''
+ensure_venv '[report]'   # the report extra: the README's HTML report works after the demo
 PY="$VENV/bin/python"
 mkdir -p "$DIR"
 PIDS=()
