@@ -6,6 +6,7 @@ banner prints answering. SIGTERM stops every process it started. bench/demo_soak
 same checks for ten minutes."""
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,9 +51,15 @@ def test_demo_tells_one_story(tmp_path):
             time.sleep(10)
         soak.run(15)
         problems = soak.finish(banner)
+        # the README's report command, typed as written (its port is the demo's) with its defaults
+        report = subprocess.run([os.path.join(sys.prefix, "bin", "aix-exporter"), "report", "--prometheus",
+                                 f"http://127.0.0.1:{demo.prom}", "--instance", "tsmsrv01:10990", "--auto",
+                                 "--out", str(tmp_path / "report.html")], capture_output=True, text=True, timeout=300)
     finally:
         left = demo.stop()
     assert problems == []
+    assert report.returncode == 0, report.stderr
+    assert re.search(r"Tape throughput went from 13\d\.\d to 3[67]\d\.\d MiB/s \(2\.7\dx\)", report.stdout), report.stdout
     assert ("tsmsrv02:10990", "AixMandatoryLargePagesAtRisk", "firing") in soak.seen
     assert ("tsmsrv02:10990", "AixTsmDiagnosticError", "firing") in soak.seen
     assert not any(inst == "tsmsrv01:10990" for inst, _, _ in soak.seen)
