@@ -1,0 +1,56 @@
+"""Help texts name only options that exist (report --help once advertised a --since that did
+not), and every subcommand answers --help with exit 0."""
+import contextlib
+import io
+import re
+
+import pytest
+
+from aix_exporter import cli
+
+SUBCOMMANDS = {   # argv -> the options its parser accepts, found by asking argparse itself
+    "report": ["report"],
+    "import nmon": ["import", "nmon"],
+    "simulate": ["simulate"],
+    "": [],
+}
+
+
+def help_of(argv):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            code = cli.main(argv + ["--help"])
+        except SystemExit as e:
+            code = e.code
+    return code, out.getvalue()
+
+
+OPTION = re.compile(r"(?<![\w-])(--[a-z][\w.-]*)")
+
+
+def usage_options(text):
+    """The options argparse itself lists in the usage (every option the parser accepts)."""
+    usage = text.split("\n\n", 1)[0]
+    return set(OPTION.findall(usage))
+
+
+@pytest.mark.parametrize("name", SUBCOMMANDS)
+def test_help_names_only_options_that_exist(name):
+    code, text = help_of(SUBCOMMANDS[name])
+    assert code == 0 and text.startswith("usage: ")
+    accepted = usage_options(text) | {"--help"}
+    if name == "":   # the exporter's own parser (its --no-collector.NAME are not in the usage)
+        accepted |= set(cli.build_parser()._option_string_actions)   # the epilog shows the subcommands with their own options
+        for sub in ("report", "import nmon", "simulate"):
+            accepted |= usage_options(help_of(SUBCOMMANDS[sub])[1])
+        accepted |= {"--collector.NAME", "--no-collector.NAME"}   # the epilog's pattern for them
+    prose = re.sub(r"`[^`]*`", "", text)   # a quoted command of another tool names its own options
+    assert set(OPTION.findall(prose)) - accepted == set(), f"{name or 'aix-exporter'} --help names options that do not exist"
+
+
+def test_import_help_lists_the_formats_and_exits_0():
+    code, text = help_of(["import"])
+    assert code == 0
+    assert text.splitlines()[0] == "usage: aix-exporter import FORMAT [options] FILE..."
+    assert "nmon   topas_nmon / nmon recordings (aix-exporter import nmon --help)" in text
