@@ -163,7 +163,7 @@ def main():
         fh.write("# Surviving mutants (written by bench/mutation.py)\n\n"
                  "Each survivor with its line; 'equivalent:' gives the reason from bench/mutation-equivalent.yml, "
                  "**unexplained** marks one a test should kill.\n\n")
-        for mod, t, k, survivors, _ in results:
+        for mod, t, _k, survivors, _ in results:
             if survivors:
                 fh.write(f"## `{mod}`: {len(survivors)} of {t} survived\n\n")
                 for i, change in survivors:

@@ -15,7 +15,6 @@ import datetime as dt
 import gzip
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,7 @@ def month(directory, days):
     text = gzip.open(REAL, "rt").read()
     paths = []
     for d in range(days):
-        def shift(m):
+        def shift(m, d=d):
             day = dt.datetime.strptime(m.group(0), "%d-%b-%Y") + dt.timedelta(days=d)
             return day.strftime("%d-%b-%Y").upper()
         path = os.path.join(directory, f"aixlpar_{d:02d}.nmon.gz")

@@ -16,4 +16,7 @@ fi
 . deploy/lib/venv.sh
 ensure_venv '[test]'
 export AIX_EXPORTER_REQUIRE_TOOLS=1   # a missing promtool/prometheus fails the run instead of skipping
+# the gate before the tests: lint (ruff) and types (mypy), both configured in pyproject.toml
+"$VENV/bin/ruff" check --quiet exporter tests bench alerts dashboards deploy
+"$VENV/bin/mypy" --no-error-summary
 exec "$VENV/bin/python" -m pytest -q "$@"

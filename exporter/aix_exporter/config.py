@@ -149,7 +149,7 @@ def _check_type(where, value, default):
         if value <= 0:
             raise ConfigError(f"{where}: must be positive, got {value!r}")
         low, high = BOUNDS.get(where, (None, None))
-        if low is not None and not low <= value <= high:
+        if low is not None and high is not None and not low <= value <= high:
             raise ConfigError(f"{where}: must be between {low:g} and {high:g}, got {value!r}")
         return type(default)(value) if expected is int and float(value).is_integer() else value
     if isinstance(default, list) and not isinstance(value, list):

@@ -51,7 +51,7 @@ class Exporter:
         self.min_interval = min_interval
         self._scrape_lock = threading.Lock()
         self._in_flight: dict = {}          # collector name -> Future
-        self._collected_at = None           # monotonic time of the last scrape collection
+        self._collected_at: Optional[float] = None   # monotonic time of the last scrape collection
         self._rendered: dict = {}           # (format, gzip) -> bytes, for the last collection
         self.collectors = collectors
         self.clock = clock
@@ -62,7 +62,7 @@ class Exporter:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._threads: list = []
-        slow = getattr(source, "slow_keys", frozenset())
+        slow: frozenset = getattr(source, "slow_keys", frozenset())
         self.background = [c for c in collectors if set(c.keys) & slow]
         self.on_scrape = [c for c in collectors if c not in self.background]
         self._pool = ThreadPoolExecutor(max_workers=max(1, len(self.on_scrape)), thread_name_prefix="collect")

@@ -14,6 +14,8 @@ from .collectors import registry
 from .config import Settings
 from .exporter import Exporter
 
+_TEMP_DIRS: list = []   # the replay directories made for the sources below
+
 
 def emitted(sources) -> dict:
     """{name: (type, labels, help, collector)} over every collector and source given."""
@@ -43,7 +45,7 @@ def default_sources(fixture_dir=None):
     from .sources.replay import ReplaySource
     from .sources.simulate import SimulatedSource
     from .simulate.scenarios import SCENARIOS
-    srcs = []
+    srcs: list = []
     for sc in sorted(SCENARIOS):
         src = SimulatedSource(sc)
         src.set_time(3600)
@@ -73,7 +75,7 @@ def _each_fixture(base: str) -> list:
                 shutil.copy(os.path.join(base, f), tmp.name)
             shutil.copy(os.path.join(folder, name), os.path.join(tmp.name, f"{key}.txt"))
             src = ReplaySource(tmp.name)
-            src.tmp = tmp   # removed with the source
+            _TEMP_DIRS.append(tmp)   # removed when the process ends
             out.append(src)
     return out
 

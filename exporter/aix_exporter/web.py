@@ -29,7 +29,7 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Optional
+from typing import Optional, Sequence
 
 import h11
 from prometheus_client.exposition import choose_encoder
@@ -53,7 +53,7 @@ SIMULATED_BANNER = ('<p style="background:#fde68a;border:2px solid #b45309;paddi
                     'Use --source system on AIX.</p>\n')
 
 
-def landing_page(source: str, telemetry_path: str, collectors: list = ()) -> str:
+def landing_page(source: str, telemetry_path: str, collectors: Sequence = ()) -> str:
     """The landing page: version, the source (with a banner when it is simulated), the metrics
     link, and each enabled collector's state (Exporter.status())."""
     src = html.escape(source)
@@ -172,7 +172,8 @@ class Server:
         loop = self._loop
         if loop is not None and not loop.is_closed():
             try:
-                loop.call_soon_threadsafe(self._stopping.set)
+                if self._stopping is not None:
+                    loop.call_soon_threadsafe(self._stopping.set)
             except RuntimeError:   # the loop has already ended
                 pass
 
@@ -232,6 +233,7 @@ class Server:
 
     # -- connections ---------------------------------------------------------
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        assert self._stopping is not None   # set in serve() before any connection
         if len(self._connections) >= self.max_connections or self._stopping.is_set():
             now = time.monotonic()
             if now - self._last_refused_log > 60:

@@ -141,7 +141,7 @@ def test_every_row_of_the_regime_table_is_the_models_figure_for_that_regime(case
     for regime, ts in minutes.items():
         states = [m.state(t) for t in ts]
 
-        def mean(fn):
+        def mean(fn, states=states):
             return statistics.mean(fn(s) for s in states)
         row = got[regime]
         assert row["1 Tape throughput (MiB/s)"] == pytest.approx(mean(lambda s: s.total_mibps), rel=0.06)

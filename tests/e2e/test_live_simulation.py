@@ -48,7 +48,7 @@ def test_concurrent_fresh_scrapes_of_every_scenario_stay_true():
             procs[spec] = (port, start([sys.executable, "-m", "aix_exporter.cli", "--source", f"simulate:{spec}",
                                         "--web.listen-address", f"127.0.0.1:{port}",
                                         "--collect.min-interval", "0"]))
-        for spec, (port, proc) in procs.items():
+        for port, proc in procs.values():
             wait_http(f"http://127.0.0.1:{port}/metrics", proc=proc)
         t0 = time.monotonic()
         stop_at = t0 + SECONDS

@@ -97,7 +97,7 @@ def test_imported_nmon_history_feeds_rules_and_dashboards(tmp_path):
 
 def _day(host, date, hours, user, sys_, frames, free):
     """A day of an nmon recording in the real format: hourly snapshots, CPU_ALL and MEMPAGES16MB."""
-    head = [f"AAA,progname,topas_nmon", f"AAA,host,{host}", f"AAA,date,{date}",
+    head = ["AAA,progname,topas_nmon", f"AAA,host,{host}", f"AAA,date,{date}",
             "CPU_ALL,CPU Total,User%,Sys%,Wait%,Idle%,Busy,PhysicalCPUs",
             "LPAR,Logical Partition,PhysicalCPU,virtualCPUs,logicalCPUs,poolCPUs,entitled",
             "MEMPAGES16MB,MemoryPages,numframes,numfrb,pgexct,pageins,pageouts,pgspgins,pgspgouts"]

@@ -28,7 +28,8 @@ def test_series_grouped_in_time_order_with_second_timestamps(tmp_path):
 
 
 def test_values_and_labels_are_escaped_and_exact():
-    assert fmt_value(2**40) == "1099511627776" and fmt_value(2**53) == "9007199254740992.0" and fmt_value(0.1) == "0.1" and fmt_value(float("nan")) == "NaN"
+    assert fmt_value(2**40) == "1099511627776" and fmt_value(2**53) == "9007199254740992.0"
+    assert fmt_value(0.1) == "0.1" and fmt_value(float("nan")) == "NaN"
     assert fmt_value(1e16) == "1e+16" and fmt_value(float("inf")) == "+Inf"
     assert fmt_labels({"b": 'a"b', "a": "x\\y\nz"}) == '{a="x\\\\y\\nz",b="a\\"b"}'
 

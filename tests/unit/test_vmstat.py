@@ -59,7 +59,8 @@ def test_uncapped_ec_above_100_timestamp_and_19_digit_counters_with_trailing_tab
     (" r  b   avm   fre  re  pi  po  fr   sr  cy  in   sy  cs us sy id wa\n 1  0 148162 1649286   0   0   0\n", "row has 7 fields"),
     ("\x00\x01\x02binary\xff", "binary data"),
     ("Configuration du système: lcpu=4 mem=7168MB\n\n r  b   avm  fre\n", "header without data rows"),
-    (" r  b   avm   fre  re  pi  po  fr   sr  cy  in   sy  cs us sy id wa\n 1  0 14x162 1649286 0 0 0 0 0 0 1 1 1 1 1 97 0\n", "header without data rows"),
+    (" r  b   avm   fre  re  pi  po  fr   sr  cy  in   sy  cs us sy id wa\n"
+     " 1  0 14x162 1649286 0 0 0 0 0 0 1 1 1 1 1 97 0\n", "header without data rows"),
     ("System configuration: lcpu=4 mem=" + "9" * 400 + "MB\n r  b   avm   fre\n 1 0 1 1\n", "out of range"),
 ])
 def test_bad_input_raises_parse_error_naming_the_problem(text, message):

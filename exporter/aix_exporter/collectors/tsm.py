@@ -50,6 +50,7 @@ class TsmCollector(Collector):
             self._load()
 
     def _load(self):
+        assert self.state_file   # called only with one
         try:
             with open(self.state_file, encoding="utf-8") as fh:
                 state = json.load(fh)

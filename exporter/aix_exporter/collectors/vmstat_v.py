@@ -37,7 +37,8 @@ def v_families(pairs: list) -> list:
         if label == "percentage of memory used for computational pages":
             f.set("aix_vmstat_v_computational_ratio", "Memory used for computational pages (vmstat -v, 0-1).", round(value / 100.0, 8))
         elif label.endswith(" percentage"):
-            f.set(f"aix_vmstat_v_{snake(label[:-len(' percentage')])}_ratio", f"vmstat -v '{label}' as a 0-1 ratio.", round(value / 100.0, 8))
+            f.set(f"aix_vmstat_v_{snake(label[:-len(' percentage')])}_ratio", f"vmstat -v '{label}' as a 0-1 ratio.",
+                  round(value / 100.0, 8))
         elif label in _GAUGE_COUNTS:
             f.set(_GAUGE_COUNTS[label], f"vmstat -v '{label}'.", value)
         elif label.endswith(" pages"):

@@ -202,7 +202,9 @@ def _split(line: str, delim: str) -> list:
     """Fields of a line; a field in double quotes may hold the delimiter (BBBP command output)."""
     if '"' not in line:
         return line.split(delim)
-    out, cur, quoted = [], [], False
+    out: list = []
+    cur: list = []
+    quoted = False
     for ch in line:
         if ch == '"':
             quoted = not quoted
@@ -352,7 +354,7 @@ def _blocks(lines: Iterable[str]) -> Iterator[str]:
         yield "".join(batch)
 
 
-def read_records(lines: Iterable[str], stats: Optional[Stats] = None) -> Iterator[list]:
+def read_records(lines: Iterable[str], stats: Optional[Stats] = None) -> Iterator[tuple]:
     """Split lines into field lists (delimiter and decimal commas from the first line).
 
     With ``stats``, only the lines of the special and mapped sections are split; the data rows

@@ -22,6 +22,7 @@ confirmation on a real drive). The report follows the disk report's layout:
 from __future__ import annotations
 
 import re
+from typing import Optional
 from dataclasses import dataclass
 
 from . import ParseError, all_numbers, is_digits, number, text_lines
@@ -53,7 +54,7 @@ def parse_reports(text: str) -> list:
     interval each ([] when the system has no tapes)."""
     lines = text_lines(text, COMMAND)
     reports: list = []
-    current = None
+    current: Optional[dict] = None
     no_tapes = False
     devices: set = set()
     for no, line in enumerate(lines, 1):

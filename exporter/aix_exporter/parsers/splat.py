@@ -65,7 +65,7 @@ class LockRow:
     type: str            # runq simple disabled_simple complex mutex condvar rwlock, or the letter
     acquisitions: int
     spins: Optional[int]
-    miss_percent: float
+    miss_percent: Optional[float]
     total_percent: float
 
 
@@ -195,6 +195,7 @@ def parse(text: str) -> SplatReport:
                 seen = True
                 continue
         if state == "detail":
+            assert detail is not None   # state "detail" starts with one
             # the address on its own line
             if c == "A" and stripped.startswith("ADDRESS:") and line.split()[0] == "ADDRESS:":
                 detail.name = detail.name or _detail_name(line.split())

@@ -24,7 +24,7 @@ Format rules (tests/fixtures/svmon_g and ../shared/corpus/svmon-G*):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 from . import ParseError, is_number, number, text_lines
 from .svmon import PAGE_SIZE_UNITS, PS_ROW_RE, psize_label, svmon_unit
@@ -60,7 +60,8 @@ class SvmonGlobal:
 
 def _split_reports(lines):
     """Start a new report at every memory header (svmon -G -i repeats it)."""
-    reports, cur = [], []
+    reports: list = []
+    cur: list = []
     for no, line in enumerate(lines, 1):
         tokens = line.split()
         if tokens and tokens[0] == "size" and set(tokens) <= _MEM_COLS and cur and any(
@@ -97,7 +98,7 @@ def _parse_report(report, unit_bytes) -> SvmonGlobal:
     frame = unit_bytes or FRAME_BYTES
     mem_cols = seg_cols = None
     in_pagesize = False
-    longreal_cols = None
+    longreal_cols: Union[None, str, list] = None   # "pending" after 'Memory', then the columns
     for no, line in report:
         tokens = line.split()
         if not tokens:   # (rules and the Unit: banner match no table rule below: ignored)
@@ -133,8 +134,7 @@ def _parse_report(report, unit_bytes) -> SvmonGlobal:
             rec.segments[key] = {c: v * frame for c, v in zip(seg_cols, _values(fields, no, line, unit_bytes))}
         elif first == "PageSize":
             in_pagesize = True
-        elif in_pagesize and PS_ROW_RE.match(line):
-            m = PS_ROW_RE.match(line)
+        elif in_pagesize and (m := PS_ROW_RE.match(line)):
             size, unit = int(m.group(2)), m.group(3)
             page_bytes = size * PAGE_SIZE_UNITS[unit]
             fields = m.group(4).split()

@@ -148,6 +148,7 @@ def parse(text: str) -> list:
                 continue
             if ".." in t0 or "=" in t0:
                 continue  # continuation: address range, source(s)=, children=
+            assert cur is not None   # a segment table needs a process row (checked at its header)
             _add_segment(cur, has_psize, has_addr, tail, tokens, no, line, unit_bytes)
             continue
         if t0 == "Pid" and tokens[1:2] == ["Command"]:

@@ -85,7 +85,7 @@ def parse_lenient(text: str) -> tuple:
         if st[0].isdigit():
             m = match(line)
             if m:
-                out.append(Message(*m.groups(), no))
+                out.append(Message(m[1], m[2], m[3], m[4], no))
             elif _DATED_RE.match(line):
                 odd.append(ParseError(f"{COMMAND}: dated line without a message id", no, line))
             continue

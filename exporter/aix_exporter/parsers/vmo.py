@@ -90,7 +90,7 @@ def _parse_L(lines, header_no) -> dict:
                 raise ParseError(f"{COMMAND}: dependency line before any tunable", no, line)
             current.dependencies += tuple(stripped.split())
             continue
-        cells = {name: [] for name, _, _ in spans}
+        cells: dict = {name: [] for name, _, _ in spans}
         for m in re.finditer(r"\S+", line):
             for name, start, end in spans:
                 if start <= m.start() < end:
@@ -100,7 +100,7 @@ def _parse_L(lines, header_no) -> dict:
         if not _NAME_RE.match(name):
             raise ParseError(f"{COMMAND}: bad tunable name {name!r}", no, line)
 
-        def val(col):
+        def val(col, cells=cells):
             return suffixed_number(" ".join(cells[col])) if cells[col] else None
 
         current = Tunable(name=name, current=val("CUR"), default=val("DEF"), boot=val("BOOT"),

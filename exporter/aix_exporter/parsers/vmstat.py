@@ -45,7 +45,9 @@ class VmstatRecord:
 
 
 def parse_config(line: str, line_no: int) -> dict:
-    body = _CONFIG_RE.match(line).group(1)
+    m = _CONFIG_RE.match(line)
+    assert m is not None   # the caller matched it
+    body = m.group(1)
     out: dict = {}
     for item in body.split():
         if "=" not in item:
@@ -136,7 +138,7 @@ def parse(text: str) -> VmstatRecord:
     current = None          # (columns, tokens, line number, line) of the last row under a header
     other_line = False      # a line that is neither a data row nor a header
     data_lines = 0
-    last_data = None
+    last_data: Optional[tuple] = None
     for no, line in enumerate(lines, 1):
         if not line:  # (lines are right-stripped)
             continue
@@ -163,6 +165,7 @@ def parse(text: str) -> VmstatRecord:
         # Headerless rule: bare data rows only (e.g. "vmstat 1 2 | tail -1").
         if other_line or not data_lines:
             raise ParseError(f"{COMMAND}: no column header line (r b avm fre ...) found")
+        assert last_data is not None   # data_lines is not empty
         no, line, tokens = last_data
         cols = _default_layout(tokens)
         if cols is None:

@@ -38,16 +38,20 @@ class Figure:
 # {sel}: the instance selector; [{d}] @ {e}: the window (length, end). One per figure.
 FIGURES = (
     Figure("tape", "Tape throughput, read + written", "MiB/s", "higher",
-           "(sum(rate(aix_tape_read_bytes_total{{{sel}}}[{d}] @ {e})) + sum(rate(aix_tape_written_bytes_total{{{sel}}}[{d}] @ {e}))) / 1048576"),
+           "(sum(rate(aix_tape_read_bytes_total{{{sel}}}[{d}] @ {e}))"
+           " + sum(rate(aix_tape_written_bytes_total{{{sel}}}[{d}] @ {e}))) / 1048576"),
     Figure("transfers", "Tape transfers", "/s", "higher",
            "sum(avg_over_time(aix_tape_transfers_per_second{{{sel}}}[{d}] @ {e}))", 0),
     Figure("user", "User CPU", "%", "", "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"user\"}}[{d}] @ {e})) * 100"),
     Figure("sys", "System CPU", "%", "lower", "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"sys\"}}[{d}] @ {e})) * 100"),
     Figure("wait", "I/O wait", "%", "lower", "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"wait\"}}[{d}] @ {e})) * 100"),
     Figure("sys_per_user", "System / user CPU", "x", "lower",
-           "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"sys\"}}[{d}] @ {e})) / avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"user\"}}[{d}] @ {e}))", 2),
+           "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"sys\"}}[{d}] @ {e}))"
+           " / avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"user\"}}[{d}] @ {e}))", 2),
     Figure("cpu_per_gib", "CPU seconds per GiB moved to tape", "s/GiB", "lower",
-           "avg(avg_over_time(aix_vmstat_physical_cpus_consumed{{{sel}}}[{d}] @ {e})) * {secs} / ((sum(increase(aix_tape_read_bytes_total{{{sel}}}[{d}] @ {e})) + sum(increase(aix_tape_written_bytes_total{{{sel}}}[{d}] @ {e}))) / 1073741824)", 3),
+           "avg(avg_over_time(aix_vmstat_physical_cpus_consumed{{{sel}}}[{d}] @ {e})) * {secs}"
+           " / ((sum(increase(aix_tape_read_bytes_total{{{sel}}}[{d}] @ {e}))"
+           " + sum(increase(aix_tape_written_bytes_total{{{sel}}}[{d}] @ {e}))) / 1073741824)", 3),
     Figure("pin_miss", "pin_seg_range lock miss ratio", "", "lower",
            "max(avg_over_time(aix_splat_function_miss_ratio{{{sel},function=~\"\\\\.?pin_seg_range\"}}[{d}] @ {e}))", 4),
     Figure("mem_4k", "Memory in 4 KB pages", "GiB", "",
@@ -240,7 +244,7 @@ def find_regimes(prom: Prometheus, instance: str, start: float, end: float, marg
         raise ReportError(f"no aix:regime_16m:bool for instance {instance!r} between the given times: are the "
                           "recording rules loaded and backfilled?")
     points = sorted((float(t), float(v)) for t, v in res[0]["values"])
-    runs = []   # [regime, first t, last t]: a regime lasts until another one is seen (gaps in the
+    runs: list = []   # [regime, first t, last t]: a regime lasts until another one is seen (gaps in the
     for t, v in points:   # data, such as hourly nmon snapshots or a restart, do not end it)
         if runs and runs[-1][0] == v:
             runs[-1][2] = t

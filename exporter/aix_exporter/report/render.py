@@ -25,14 +25,16 @@ def plots(c: Comparison) -> list:
         drawn = False
         for label, pts in lines:
             if pts:
-                ax.plot([dt.datetime.fromtimestamp(t, dt.timezone.utc) for t, _ in pts], [v for _, v in pts],
-                        label=label, linewidth=1.2)
+                ax.plot([dt.datetime.fromtimestamp(t, dt.timezone.utc) for t, _ in pts],  # type: ignore[arg-type]
+                        [v for _, v in pts], label=label, linewidth=1.2)   # (matplotlib converts datetimes itself)
                 drawn = True
         for w, colour, name in ((c.before, "#fca5a5", "before"), (c.after, "#86efac", "after")):
-            ax.axvspan(dt.datetime.fromtimestamp(w.start, dt.timezone.utc),
-                       dt.datetime.fromtimestamp(w.end, dt.timezone.utc), color=colour, alpha=0.25, label=name)
+            ax.axvspan(dt.datetime.fromtimestamp(w.start, dt.timezone.utc),  # type: ignore[arg-type]
+                       dt.datetime.fromtimestamp(w.end, dt.timezone.utc),  # type: ignore[arg-type]
+                       color=colour, alpha=0.25, label=name)
         if c.change_at:
-            ax.axvline(dt.datetime.fromtimestamp(c.change_at, dt.timezone.utc), color="#1d4ed8", linestyle="--",
+            ax.axvline(dt.datetime.fromtimestamp(c.change_at, dt.timezone.utc),  # type: ignore[arg-type]
+                       color="#1d4ed8", linestyle="--",
                        label="regime change")
         ax.set_title(title if drawn else f"{title}: no data in this history", fontsize=10, loc="left")
         ax.xaxis.set_major_formatter(mdates.DateFormatter("%m-%d %H:%M"))

@@ -119,7 +119,7 @@ def svmon_p(s: State) -> str:
         if p:
             out.append(f"     {label}  {p['inuse']:18d}{p['pin']:11d}{p['pgsp']:11d}{p['virtual']:11d}")
     out += ["", "    Vsid      Esid Type Description              PSize  Inuse   Pin Pgsp Virtual"]
-    segs = []
+    segs: list = []
     for i, (ps, use) in enumerate(s.heap_layout()):
         vsid = f"{(0x830bc3 if ps == 'L' else 0x1160816) + i * 0x10101:x}"
         segs.append((vsid, f"{0x11 + i:x}", "work", "text data BSS heap", ps, use, use if ps == "L" else 0, 0, use))
@@ -308,8 +308,8 @@ def splat(s: State, epoch: float, window: float = 5.0) -> str:
             "Acq. holding krlock:      0 |Depth   0     7     2    | Depth         0     0     0",
             "-" * 86, "",
             "                  Acqui-   Miss  Spin   Transf.  Busy    Percent Held of Total Time",
-            "Function Name    sitions   Rate  Count  Count   Count    CPU   Elapse  Spin   Transf.  Return Address   Start Address    Offset",
-            "^^^^^^^^^^^^^^^  ^^^^^^^^ ^^^^^^ ^^^^^^ ^^^^^^^ ^^^^^^  ^^^^^^ ^^^^^^ ^^^^^^ ^^^^^^^  ^^^^^^^^^^^^^^^^ ^^^^^^^^^^^^^^^^ ^^^^^^^^"]
+            "Function Name    sitions   Rate  Count  Count   Count    CPU   Elapse  Spin   Transf.  Return Address   Start Address    Offset",  # noqa: E501 (splat's own)
+            "^^^^^^^^^^^^^^^  ^^^^^^^^ ^^^^^^ ^^^^^^ ^^^^^^^ ^^^^^^  ^^^^^^ ^^^^^^ ^^^^^^ ^^^^^^^  ^^^^^^^^^^^^^^^^ ^^^^^^^^^^^^^^^^ ^^^^^^^^"]  # noqa: E501
     for i, (name, acq, rate, spin_factor) in enumerate(funcs):
         out.append(f"{name:<17}{acq:8d} {rate:6.2f} {int(acq * spin_factor):6d}  0       0        "
                    f"{min(99.99, acq / 20000):5.2f}  {min(99.99, acq / 12000):5.2f}  {rate / 40:5.2f}   0.00    "

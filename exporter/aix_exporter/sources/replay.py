@@ -7,7 +7,7 @@ from . import KEYS, SourceError, open_regular
 
 
 class ReplaySource:
-    slow_keys = frozenset()
+    slow_keys: frozenset = frozenset()
 
     def __init__(self, directory: str):
         if not os.path.isdir(directory):

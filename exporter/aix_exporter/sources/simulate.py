@@ -11,6 +11,7 @@ For backfill and tests, `set_time(t)` pins the clock.
 from __future__ import annotations
 
 import time
+from typing import Optional
 from urllib.parse import parse_qs
 
 from ..config import Settings
@@ -34,7 +35,7 @@ def parse_spec(arg: str) -> dict:
 
 
 class SimulatedSource:
-    slow_keys = frozenset()
+    slow_keys: frozenset = frozenset()
 
     def __init__(self, arg: str, settings=None, clock=time.time):
         spec = parse_spec(arg)
@@ -44,7 +45,7 @@ class SimulatedSource:
         self.clock = clock
         self.wall_start = clock()
         self.epoch0 = self.wall_start - self.at     # wall time of simulated t = 0
-        self.fixed_t = None
+        self.fixed_t: Optional[float] = None
         self.name = f"simulate:{arg}"
         self.interval = (settings or Settings()).tape.interval_seconds   # iostat -p INTERVAL 2
 

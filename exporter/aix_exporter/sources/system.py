@@ -54,12 +54,16 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optiona
         raise SourceError(f"{argv[0]}: {e.strerror}") from None
     if stdin is not None:   # a few bytes (an answer to a prompt): the pipe takes them at once
         try:
+            assert proc.stdin is not None   # a pipe when stdin is given
             proc.stdin.write(stdin)
             proc.stdin.close()
         except OSError:
             pass
     deadline = time.monotonic() + timeout
-    out, err, problem = [], [], None
+    assert proc.stdout is not None and proc.stderr is not None   # both are pipes
+    out: list = []
+    err: list = []
+    problem: Optional[str] = None
     size = 0
     with selectors.DefaultSelector() as sel:
         sel.register(proc.stdout, selectors.EVENT_READ, out)
@@ -79,7 +83,7 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optiona
                         problem = f"printed more than {max_output} bytes, process group killed"
                         break
                     out.append(chunk)
-                elif sum(map(len, err)) < _STDERR_KEPT:
+                elif sum(len(c) for c in err) < _STDERR_KEPT:
                     err.append(chunk)
     if problem is None:
         try:
@@ -117,7 +121,7 @@ class SystemSource:
     name = "system"
     slow_keys = frozenset(c.key for c in TABLE if c.background)
 
-    def __init__(self, settings: Settings = None):
+    def __init__(self, settings: Optional[Settings] = None):
         self.settings = settings or Settings()
         self._report_time: dict = {}
 
@@ -183,7 +187,7 @@ class SystemSource:
 
     def _per_process(self, cmd) -> str:
         """One run per monitored process; the header line is kept once."""
-        chunks = []
+        chunks: list = []
         for pid in self.pids():
             try:
                 text = self.run(cmd.argv(self.settings, [pid]), self.settings.command_timeout_seconds)

@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Optional
 
 from ..commands import TABLE
 from ..simulate.scenarios import SCENARIOS
@@ -57,7 +58,8 @@ def sample_times(duration: float, step: float, tail: float = 0.0, tail_step: flo
     return sorted(set(out))
 
 
-def history(scenario: str, seed: int = 1, step: float = 60.0, end: float = None, duration: float = None,
+def history(scenario: str, seed: int = 1, step: float = 60.0, end: Optional[float] = None,
+            duration: Optional[float] = None,
             tail: float = 0.0, tail_step: float = 15.0):
     """Yield (epoch, families) for each sample time of the scenario (sample_times), through
     the real collectors."""
@@ -84,8 +86,9 @@ def history(scenario: str, seed: int = 1, step: float = 60.0, end: float = None,
 DEFAULT_TARGET = {"job": "aix", "instance": "tsmsrv01:10990"}
 
 
-def write_openmetrics(scenario: str, path: str, seed: int = 1, step: float = 60.0, end: float = None,
-                      duration: float = None, target: dict = None, tail: float = 0.0, tail_step: float = 15.0) -> int:
+def write_openmetrics(scenario: str, path: str, seed: int = 1, step: float = 60.0, end: Optional[float] = None,
+                      duration: Optional[float] = None, target: Optional[dict] = None, tail: float = 0.0,
+                      tail_step: float = 15.0) -> int:
     """``target``: the labels a scrape would attach (job, instance), so rules and
     dashboards that select on them work on the backfilled history."""
     target = DEFAULT_TARGET if target is None else target

@@ -226,7 +226,7 @@ def main(argv) -> int:
         except nmon.NmonError as e:
             print(f"aix-exporter import nmon: {e}", file=sys.stderr)
             return 1
-        if progress:
+        if progress is not None:
             print("\r", end="", file=sys.stderr)
         print_summary(summary, args.out or "(temporary file)")
         if args.tsdb:

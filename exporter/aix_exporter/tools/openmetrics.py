@@ -42,7 +42,8 @@ class Series:
     __slots__ = ("key", "path", "last", "lines")
 
     def __init__(self, key: str, path: str):
-        self.key, self.path, self.last, self.lines = key, path, None, []
+        self.key, self.path, self.last = key, path, None
+        self.lines: list = []
 
 
 class Writer:

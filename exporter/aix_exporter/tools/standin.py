@@ -17,6 +17,7 @@ import os
 import shlex
 import stat
 import sys
+from typing import Optional
 
 from ..commands import TABLE
 from ..config import Settings, load
@@ -50,9 +51,11 @@ def scripts(replay_dir: str, settings: Settings) -> dict:
         if cmd.fetch in ("run", "dsmadmc"):
             if cmd.fetch == "dsmadmc" and not settings.tsm.admin_id:
                 continue
+            assert cmd.argv is not None   # every run/dsmadmc row has one (tests/unit/test_commands.py)
             path, *args = cmd.argv(settings)
             cases.setdefault(path, []).append((shlex.quote(" ".join(args)), cat(cmd.key)))
         elif cmd.fetch in ("processes", "per_process"):
+            assert cmd.argv is not None
             path, *args = cmd.argv(settings, ["PID"])
             fixed = " ".join(a for a in args if a != "PID")
             if cmd.fetch == "processes":
@@ -72,7 +75,7 @@ def scripts(replay_dir: str, settings: Settings) -> dict:
     return out
 
 
-def write(replay_dir: str, out_dir: str, settings: Settings = None) -> list:
+def write(replay_dir: str, out_dir: str, settings: Optional[Settings] = None) -> list:
     written = []
     for path, text in scripts(replay_dir, settings or Settings()).items():
         target = os.path.join(out_dir, path.lstrip("/"))
