@@ -156,12 +156,10 @@ class Exporter:
                 self._rendered[key] = body
             return body
 
-    def start_background(self, period: Optional[dict] = None):
-        """Start the background collectors, each on the period it declares (``period``
-        overrides by collector name)."""
+    def start_background(self):
+        """Start the background collectors, each on the period it declares."""
         for c in self.background:
-            every = (period or {}).get(c.name, c.period())
-            t = threading.Thread(target=self._loop, args=(c, every),
+            t = threading.Thread(target=self._loop, args=(c, c.period()),
                                  name=f"bg-{c.name}", daemon=True)
             t.start()
             self._threads.append(t)

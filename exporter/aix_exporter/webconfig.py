@@ -127,6 +127,9 @@ def _load(path: str) -> WebConfig:
     unknown = set(data) - {"tls_server_config", "basic_auth_users", "http_server_config"}
     if unknown:
         raise ConfigError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
+    if "http_server_config" in data:   # exporter-toolkit's http2 and headers: refused, not silently ignored
+        raise ConfigError(f"{path}: http_server_config not supported here (the exporter serves HTTP/1.1 only, "
+                          "with no custom headers); remove it")
     base = os.path.dirname(os.path.abspath(path))
     rel = lambda p: p if os.path.isabs(p) else os.path.join(base, p)
     wc = WebConfig()

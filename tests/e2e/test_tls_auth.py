@@ -113,6 +113,8 @@ def test_tls_client_certificate_required(pki, tmp_path):
     ("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Maybe\n", "client_auth_type"),
     ("basic_auth_users:\n  bob: plaintext\n", "expected a bcrypt hash"),
     ("listen: 1\n", "unknown key"),
+    ("http_server_config:\n  http2: false\n", "http_server_config not supported here"),
+    ("http_server_config:\n  headers:\n    X-Frame-Options: deny\n", "http_server_config not supported here"),
     ("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_typ: RequireAndVerifyClientCert\n",
      "unknown key(s) client_auth_typ"),
     ("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: RequireAnyClientCert\n",

@@ -49,5 +49,3 @@ class ReplaySource:
         except OSError:
             return None
 
-    def available(self) -> list:
-        return [k for k in KEYS if os.path.exists(self.path(k))]

@@ -1,2 +1,0 @@
-// Compiled to aix-rules.yml by alerts/build_rules.py; Prometheus loads the YAML.
-(import 'mixin.libsonnet').prometheusRules
