@@ -20,7 +20,6 @@ skip marker with its reason.
 import glob
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ import pytest
 from pytest_codeblocks.main import extract_from_file
 
 from tests.conftest import ROOT, free_port
+from tests.e2e.helpers import stop
 
 DOCS = ["README.md", "CONTRIBUTING.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(str(ROOT / "docs" / "*.md")))
 SHELL = {"sh", "bash", "shell", "console"}
@@ -157,13 +157,8 @@ def test_shell_block(doc, block, tmp_path, request):
                 raise AssertionError(f"{doc}:{block.lineno}: still running after {TIMEOUT} s") from None
             assert proc.returncode == 0, f"{doc}:{block.lineno}: exit {proc.returncode}\n{code}\n--- output:\n{output}"
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        if proc.poll() is None:   # a server block, or one that timed out: its whole process group
+            stop(proc)
     for key, pattern in EXPECT.items():
         if key in code:
             assert pattern.search(output), f"{doc}:{block.lineno}: expected {pattern.pattern!r} in:\n{output}"
