@@ -15,6 +15,10 @@
   // 1, labelled regime="4K" or "16M": a figure multiplied by it carries its regime
   local regimeLabel = 'label_replace((%s) == 1, "regime", "16M", "", "") or label_replace(((%s) == 0) + 1, "regime", "4K", "", "")' % [regime, regime],
   local perRegime(record, figure) = { record: record, expr: '(%s) * on (instance, job) group_left (regime) (%s)' % [figure, regimeLabel] },
+  // the before/after figures of each minute, labelled with the minute's regime: the records of
+  // the one figure table the report and the comparison dashboards read too
+  local figures = import '../exporter/aix_exporter/figures.json',
+  local regimeRules = [perRegime(r.record, std.strReplace(r.minute, 'SEL', S)) for r in figures.records],
   local alert(name, severity, expr, forDur, summary, description) = {
     alert: name,
     expr: expr,
@@ -45,15 +49,7 @@
           { record: 'aix:tape_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m]))' % [S, S] },
           { record: 'aix:tape_busy:ratio5m', expr: 'avg_over_time(aix_tape_busy_ratio{%s}[5m])' % S },
           { record: 'aix:regime_16m:bool', expr: regime },
-          // the before/after figures of each minute, labelled with the minute's regime
-          perRegime('aix:regime_tape_bytes:rate5m', 'sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m]))' % [S, S]),
-          perRegime('aix:regime_tape_transfers:rate', 'sum by (instance, job) (aix_tape_transfers_per_second{%s})' % S),
-          perRegime('aix:regime_cpu:ratio', 'avg by (instance, job, mode) (aix_vmstat_cpu_ratio{%s,mode=~"user|sys|wait"})' % S),
-          perRegime('aix:regime_cpu_sys_per_user:ratio', 'avg by (instance, job) (aix_vmstat_cpu_ratio{%s,mode="sys"}) / avg by (instance, job) (aix_vmstat_cpu_ratio{%s,mode="user"})' % [S, S]),
-          perRegime('aix:regime_cpu_seconds_per_tape_gib:ratio', 'avg by (instance, job) (aix_vmstat_physical_cpus_consumed{%s}) / (sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])) / 1073741824)' % [S, S, S]),
-          perRegime('aix:regime_pin_lock_miss:ratio', 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % S),
-          perRegime('aix:regime_memory_inuse:bytes', 'sum by (instance, job, psize) (aix_memory_page_inuse_bytes{%s,psize=~"4K|16M"})' % S),
-          perRegime('aix:regime_lgpg_regions:count', 'max by (instance, job) (aix_vmo_tunable{%s,tunable="lgpg_regions",setting="current"})' % S),
+        ] + regimeRules + [
           { record: 'aix:pin_lock_miss:ratio', expr: 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % S },
         ],
       },

@@ -17,6 +17,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from ..figures import FIGURES, SAME_BAND, Figure
+
 MIB = 1 << 20
 GIB = 1 << 30
 
@@ -24,43 +26,6 @@ GIB = 1 << 30
 class ReportError(RuntimeError):
     pass
 
-
-@dataclass(frozen=True)
-class Figure:
-    key: str
-    title: str
-    unit: str
-    better: str          # "higher", "lower" or "" (no direction: a fact, not a score)
-    expr: str            # PromQL with {sel}, {d} (window length) and {e} (window end, for @)
-    digits: int = 1
-
-
-# {sel}: the instance selector; [{d}] @ {e}: the window (length, end). One per figure.
-FIGURES = (
-    Figure("tape", "Tape throughput, read + written", "MiB/s", "higher",
-           "(sum(rate(aix_tape_read_bytes_total{{{sel}}}[{d}] @ {e}))"
-           " + sum(rate(aix_tape_written_bytes_total{{{sel}}}[{d}] @ {e}))) / 1048576"),
-    Figure("transfers", "Tape transfers", "/s", "higher",
-           "sum(avg_over_time(aix_tape_transfers_per_second{{{sel}}}[{d}] @ {e}))", 0),
-    Figure("user", "User CPU", "%", "", "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"user\"}}[{d}] @ {e})) * 100"),
-    Figure("sys", "System CPU", "%", "lower", "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"sys\"}}[{d}] @ {e})) * 100"),
-    Figure("wait", "I/O wait", "%", "lower", "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"wait\"}}[{d}] @ {e})) * 100"),
-    Figure("sys_per_user", "System / user CPU", "x", "lower",
-           "avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"sys\"}}[{d}] @ {e}))"
-           " / avg(avg_over_time(aix_vmstat_cpu_ratio{{{sel},mode=\"user\"}}[{d}] @ {e}))", 2),
-    Figure("cpu_per_gib", "CPU seconds per GiB moved to tape", "s/GiB", "lower",
-           "avg(avg_over_time(aix_vmstat_physical_cpus_consumed{{{sel}}}[{d}] @ {e})) * {secs}"
-           " / ((sum(increase(aix_tape_read_bytes_total{{{sel}}}[{d}] @ {e}))"
-           " + sum(increase(aix_tape_written_bytes_total{{{sel}}}[{d}] @ {e}))) / 1073741824)", 3),
-    Figure("pin_miss", "pin_seg_range lock miss ratio", "", "lower",
-           "max(avg_over_time(aix_splat_function_miss_ratio{{{sel},function=~\"\\\\.?pin_seg_range\"}}[{d}] @ {e}))", 4),
-    Figure("mem_4k", "Memory in 4 KB pages", "GiB", "",
-           "avg(avg_over_time(aix_memory_page_inuse_bytes{{{sel},psize=\"4K\"}}[{d}] @ {e})) / 1073741824"),
-    Figure("mem_16m", "Memory in 16 MB pages", "GiB", "",
-           "avg(avg_over_time(aix_memory_page_inuse_bytes{{{sel},psize=\"16M\"}}[{d}] @ {e})) / 1073741824"),
-    Figure("lgpg_regions", "lgpg_regions (16 MB pages configured)", "", "",
-           "max(last_over_time(aix_vmo_tunable{{{sel},tunable=\"lgpg_regions\",setting=\"current\"}}[{d}] @ {e}))", 0),
-)
 # time series plotted across both windows
 SERIES = {
     "tape": ("Tape MiB/s (read + written)",
@@ -118,11 +83,11 @@ class Row:
 
     @property
     def verdict(self) -> str:
-        """better, worse or same (within 5 %), by the figure's good direction."""
+        """better, worse or same (within the table's band, 5 %), by the figure's good direction."""
         r = self.ratio
         if not self.figure.better or r is None:
             return ""
-        if abs(r - 1) < 0.05:
+        if abs(r - 1) < SAME_BAND:
             return "same"
         up = r > 1
         return "better" if up == (self.figure.better == "higher") else "worse"
@@ -267,7 +232,7 @@ def compare(prom: Prometheus, instance: str, before: Window, after: Window, chan
     for i, fig in enumerate(FIGURES, 1):
         vals = []
         for w in (before, after):
-            expr = fig.expr.format(sel=sel, d=f"{w.seconds}s", e=f"{w.end:.0f}", secs=w.seconds)
+            expr = fig.window(sel, f"{w.seconds}s", f" @ {w.end:.0f}")
             vals.append(prom.scalar(expr, w.end))
         rows.append(Row(fig, *vals))
         if progress:
