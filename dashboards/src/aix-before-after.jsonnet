@@ -10,40 +10,42 @@ local i = 'instance=~"$instance"';   // a single LPAR: the variable is single-se
 local t = g.target;
 local R = 'aix:regime_16m:bool';
 
-// [row label, good direction (higher/lower/none), the per-regime recorded series (alerts/mixin.libsonnet), extra selector, scale]
-local figures = [
-  ['1 Tape throughput (MiB/s)', 'higher', 'aix:regime_tape_bytes:rate5m', '', ' / 1048576'],
-  ['2 Tape transfers (/s)', 'higher', 'aix:regime_tape_transfers:rate', '', ''],
-  ['3 User CPU (%)', 'none', 'aix:regime_cpu:ratio', ',mode="user"', ' * 100'],
-  ['4 System CPU (%)', 'lower', 'aix:regime_cpu:ratio', ',mode="sys"', ' * 100'],
-  ['5 Wait (%)', 'lower', 'aix:regime_cpu:ratio', ',mode="wait"', ' * 100'],
-  ['6 System / user CPU', 'lower', 'aix:regime_cpu_sys_per_user:ratio', '', ''],
-  ['7 CPU seconds per GiB to tape', 'lower', 'aix:regime_cpu_seconds_per_tape_gib:ratio', '', ''],
-  ['8 pin_seg_range miss ratio', 'lower', 'aix:regime_pin_lock_miss:ratio', '', ''],
-  ['9 Memory in 4 KB pages (GiB)', 'none', 'aix:regime_memory_inuse:bytes', ',psize="4K"', ' / 1073741824'],
-  ['10 Memory in 16 MB pages (GiB)', 'none', 'aix:regime_memory_inuse:bytes', ',psize="16M"', ' / 1073741824'],
-  ['11 lgpg_regions', 'none', 'aix:regime_lgpg_regions:count', '', ''],
-];
+// every figure of the one figure table (exporter/aix_exporter/figures.json), in its order
+local F = import '../../exporter/aix_exporter/figures.json';
+local figures = F.figures;
+local rowName(k) = '%d %s' % [k + 1, figures[k].row];
 local regimes = ['4K', '16M'];
-// the figure averaged over the range's minutes in one regime (0: 4 KB, 1: 16 MB): the recording
+// a part averaged over the range's minutes in one regime (0: 4 KB, 1: 16 MB): the recording
 // rules label each minute's figure with that minute's regime, so this is a plain range average
 // (no subquery: a week of a fleet stays well under a second)
-local inRegime(f, r) = '(max by (instance, job) (avg_over_time(%s{%s,regime="%s"%s}[$__range]))%s)' % [f[2], i, regimes[r], f[3], f[4]];
-local column(r) = std.join('\nor\n', ['label_replace(%s, "figure", "%s", "", "")' % [inRegime(f, r), f[0]] for f in figures]);
+// (sel: the LPAR's matcher, or '' for every LPAR)
+local partIn(p, r, sel) = 'max by (instance, job) (avg_over_time(%s{%s}[$__range]))' % [
+  F.parts[p.part].record,
+  std.join(',', [m for m in [sel, 'regime="%s"' % regimes[r], if std.objectHas(p, 'select') then p.select else ''] if m != ''])];
+// the figure in one regime: its part, or the ratio of its two parts' regime averages, then its scale
+local inRegime(f, r, sel=i) = '(%s%s)' % [
+  if std.objectHas(f, 'per') then '(%s) / (%s)' % [partIn(f.of, r, sel), partIn(f.per, r, sel)] else partIn(f.of, r, sel),
+  if std.objectHas(f, 'scale') then f.scale else ''];
+local column(r) = std.join('\nor\n', ['label_replace(%s, "figure", "%s", "", "")' % [inRegime(figures[k], r), rowName(k)]
+                                       for k in std.range(0, std.length(figures) - 1)]);
 // after / before; a base of 0 gives +Inf, shown as "new" by a value mapping
-local ratio = std.join('\nor\n', ['label_replace((%s) / (%s), "figure", "%s", "", "")' % [inRegime(f, 1), inRegime(f, 0), f[0]] for f in figures]);
-// +1 when after/before moved the good way, -1 the bad way, 0 within 5 % or no direction
+local ratio = std.join('\nor\n', ['label_replace((%s) / (%s), "figure", "%s", "", "")' % [inRegime(figures[k], 1), inRegime(figures[k], 0), rowName(k)]
+                                   for k in std.range(0, std.length(figures) - 1)]);
+// +1 when after/before moved the good way, -1 the bad way, 0 within the table's band or no direction
 local verdict = std.join('\nor\n', [
+  local f = figures[k];
   'label_replace(%s, "figure", "%s", "", "")' % [
-    if f[1] == 'none' then '0 * (%s)' % inRegime(f, 1)
-    else '((%s) / (%s) > bool 1.05) * %d + ((%s) / (%s) < bool 0.95) * %d' % [
-      inRegime(f, 1), inRegime(f, 0), if f[1] == 'higher' then 1 else -1,
-      inRegime(f, 1), inRegime(f, 0), if f[1] == 'higher' then -1 else 1],
-    f[0]]
-  for f in figures
+    if f.better == '' then '0 * (%s)' % inRegime(f, 1)
+    else '((%s) / (%s) > bool %g) * %d + ((%s) / (%s) < bool %g) * %d' % [
+      inRegime(f, 1), inRegime(f, 0), 1 + F.same_band, if f.better == 'higher' then 1 else -1,
+      inRegime(f, 1), inRegime(f, 0), 1 - F.same_band, if f.better == 'higher' then -1 else 1],
+    rowName(k)]
+  for k in std.range(0, std.length(figures) - 1)
 ]);
+local figure(key) = [f for f in figures if f.key == key][0];
 local tape(sel) = 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]) + rate(aix_tape_read_bytes_total{%s}[5m]))' % [sel, sel];
-local fleetRatio(metric, extra) = '(max by (instance, job) (avg_over_time(%s{regime="16M"%s}[$__range])) / max by (instance, job) (avg_over_time(%s{regime="4K"%s}[$__range])))' % [metric, extra, metric, extra];
+// after / before of one figure for every LPAR that ran in both regimes
+local fleetRatio(key) = '(%s) / (%s)' % [inRegime(figure(key), 1, ''), inRegime(figure(key), 0, '')];
 local lparVariable = g.instanceVariable {
   multi: false, includeAll: false,
   query: { query: 'label_values(%s, instance)' % R, refId: 'instance' },
@@ -93,8 +95,8 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
     g.timeseries('$instance: user and system CPU', [t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"}' % i, '{{mode}}')],
                  'percentunit', g.pos(12, 13, 12, 8)),
     g.table('Fleet: every LPAR that ran in both regimes in the time range',
-            [t('label_replace(%s, "figure", "tape", "", "")' % fleetRatio('aix:regime_tape_bytes:rate5m', ''), '', instant=true, format='table'),
-             t('label_replace(%s, "figure", "user", "", "")' % fleetRatio('aix:regime_cpu:ratio', ',mode="user"'), '', instant=true, format='table')],
+            [t('label_replace(%s, "figure", "tape", "", "")' % fleetRatio('tape'), '', instant=true, format='table'),
+             t('label_replace(%s, "figure", "user", "", "")' % fleetRatio('user'), '', instant=true, format='table')],
             'short', g.pos(0, 21, 24, 8),
             desc='After/before ratios per LPAR: tape throughput and user CPU, 16 MB regime over 4 KB regime.',
             transformations=[
