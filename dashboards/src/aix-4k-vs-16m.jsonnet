@@ -4,30 +4,29 @@ local g = import '../lib/grafana.libsonnet';
 local i = 'instance=~"$instance"';
 local t = g.target;
 
-// Each figure: [row label, PromQL with OFFSET where the offset goes].
-local figures = [
-  ['1 Tape throughput (MiB/s)', 'sum by (instance) (rate(aix_tape_written_bytes_total{%s}[$window] OFFSET) + rate(aix_tape_read_bytes_total{%s}[$window] OFFSET)) / 1048576' % [i, i]],
-  ['2 Tape transfers (/s)', 'sum by (instance) (avg_over_time(aix_tape_transfers_per_second{%s}[$window] OFFSET))' % i],
-  ['3 User CPU (%)', 'avg by (instance) (avg_over_time(aix_vmstat_cpu_ratio{%s,mode="user"}[$window] OFFSET)) * 100' % i],
-  ['4 System CPU (%)', 'avg by (instance) (avg_over_time(aix_vmstat_cpu_ratio{%s,mode="sys"}[$window] OFFSET)) * 100' % i],
-  ['5 Wait (%)', 'avg by (instance) (avg_over_time(aix_vmstat_cpu_ratio{%s,mode="wait"}[$window] OFFSET)) * 100' % i],
-  ['6 pin_seg_range miss ratio', 'max by (instance) (avg_over_time(aix_splat_function_miss_ratio{%s,function=".pin_seg_range"}[$window] OFFSET))' % i],
-  ['7 Monitored 4 KB memory (GiB)', 'sum by (instance) (avg_over_time(aix_process_inuse_bytes{%s,psize="4K"}[$window] OFFSET)) / 1073741824' % i],
-  ['8 Monitored 16 MB pages', 'sum by (instance) (avg_over_time(aix_process_inuse_bytes{%s,psize="16M"}[$window] OFFSET)) / 16777216' % i],
-  ['9 lgpg_regions', 'max by (instance) (max_over_time(aix_vmo_tunable{%s,tunable="lgpg_regions",setting="current"}[$window] OFFSET))' % i],
-];
-local at(expr, offset) = std.strReplace(expr, 'OFFSET', 'offset ' + offset);
+// Each figure of the one figure table (exporter/aix_exporter/figures.json) over a window of
+// $window that ended OFFSET ago: the table's window form with its tokens filled in as the
+// report's figures.py fills them (tests/unit/test_figures.py checks they are the same text).
+local F = import '../../exporter/aix_exporter/figures.json';
+local figures = F.figures;
+local rowName(k) = '%d %s' % [k + 1, figures[k].row];
+local part(p, offset) = std.strReplace(std.strReplace(std.strReplace(F.parts[p.part].window,
+  'SEL', std.join(',', [i] + (if std.objectHas(p, 'select') then [p.select] else []))),
+  'RANGE', '$window'), 'AT', ' offset ' + offset);
+local at(f, offset) = (if std.objectHas(f, 'per') then '((%s) / (%s))' % [part(f.of, offset), part(f.per, offset)]
+                       else '(%s)' % part(f.of, offset)) + (if std.objectHas(f, 'scale') then f.scale else '');
+local index(key) = [k for k in std.range(0, std.length(figures) - 1) if figures[k].key == key][0];
 local labelled(offset) = std.join('\nor\n', [
-  'label_replace(%s, "figure", "%s", "", "")' % [at(f[1], offset), f[0]]
-  for f in figures
+  'label_replace(%s, "figure", "%s", "", "")' % [at(figures[k], offset), rowName(k)]
+  for k in std.range(0, std.length(figures) - 1)
 ]);
 local ratio = std.join('\nor\n', [
-  'label_replace((%s) / (%s), "figure", "%s", "", "")' % [at(f[1], '$after'), at(f[1], '$before'), f[0]]
-  for f in figures
+  'label_replace((%s) / (%s), "figure", "%s", "", "")' % [at(figures[k], '$after'), at(figures[k], '$before'), rowName(k)]
+  for k in std.range(0, std.length(figures) - 1)
 ]);
-local pair(title, idx, unit, y, x) = [
-  g.stat(title + ' - before', [t(at(figures[idx][1], '$before'), '{{instance}}')], unit, g.pos(x, y, 4, 5)),
-  g.stat(title + ' - after', [t(at(figures[idx][1], '$after'), '{{instance}}')], unit, g.pos(x + 4, y, 4, 5)),
+local pair(title, key, unit, y, x) = [
+  g.stat(title + ' - before', [t(at(figures[index(key)], '$before'), '{{instance}}')], unit, g.pos(x, y, 4, 5)),
+  g.stat(title + ' - after', [t(at(figures[index(key)], '$after'), '{{instance}}')], unit, g.pos(x + 4, y, 4, 5)),
 ];
 g.dashboard('AIX / 4K versus 16M pages', 'aix-4k-vs-16m',
   'Key figures of a before window (4 KB pages) and an after window (16 MB pages) side by side, with the after/before ratio. Set $before and $after to how long ago each window ended, $window to its length.',
@@ -36,31 +35,31 @@ g.dashboard('AIX / 4K versus 16M pages', 'aix-4k-vs-16m',
             [t(labelled('$before'), '', instant=true, format='table'),
              t(labelled('$after'), '', instant=true, format='table'),
              t(ratio, '', instant=true, format='table')],
-            'short', g.pos(0, 0, 24, 11),
+            'short', g.pos(0, 0, 24, 13),
             desc='Rows: figures; columns: the base run (before), the new run (after) and the ratio after/before, as in the z/VM reports.',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
-                excludeByName: { Time: true, instance: true },
+                excludeByName: { Time: true, instance: true, job: true },
                 renameByName: { figure: 'Figure', 'Value #A': 'Before (base)', 'Value #B': 'After', 'Value #C': 'After / before' },
                 indexByName: { figure: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3 },
               } },
               { id: 'sortBy', options: { sort: [{ field: 'Figure' }] } },
             ]),
   ]
-  + pair('Tape MiB/s', 0, 'short', 11, 0)
-  + pair('User CPU %', 2, 'short', 11, 8)
-  + pair('pin miss ratio', 5, 'percentunit', 11, 16)
+  + pair('Tape MiB/s', 'tape', 'short', 13, 0)
+  + pair('User CPU %', 'user', 'short', 13, 8)
+  + pair('pin miss ratio', 'pin_miss', 'percentunit', 13, 16)
   + [
     g.timeseries('Tape throughput: now and $before earlier', [
       t('sum by (instance) (rate(aix_tape_written_bytes_total{%s}[5m]) + rate(aix_tape_read_bytes_total{%s}[5m]))' % [i, i], '{{instance}} now'),
       t('sum by (instance) (rate(aix_tape_written_bytes_total{%s}[5m] offset $before) + rate(aix_tape_read_bytes_total{%s}[5m] offset $before))' % [i, i],
         '{{instance}} $before earlier'),
-    ], 'binBps', g.pos(0, 16, 12, 8)),
+    ], 'binBps', g.pos(0, 18, 12, 8)),
     g.timeseries('CPU user and sys: now and $before earlier', [
       t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"}' % i, '{{instance}} {{mode}} now'),
       t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"} offset $before' % i, '{{instance}} {{mode}} $before earlier'),
-    ], 'percentunit', g.pos(12, 16, 12, 8)),
+    ], 'percentunit', g.pos(12, 18, 12, 8)),
   ],
   variables=[
     g.customVariable('before', 'Before window ended', ['5h30m', '1d', '2d', '7d', '14d'], '5h30m'),

@@ -41,7 +41,7 @@ def test_comparison_table_reproduces_the_case_study(case_study_prometheus):
     rows = {r["metric"]["figure"]: float(r["value"][1]) for r in p.query(ratio_expr, p.end)}
     assert rows["1 Tape throughput (MiB/s)"] == pytest.approx(2.7, abs=0.15)
     assert rows["3 User CPU (%)"] >= 8
-    assert rows["6 pin_seg_range miss ratio"] < 0.05
+    assert rows["8 pin_seg_range miss ratio"] < 0.05
 
 
 def test_regime_table_compares_the_4k_and_16m_regimes_without_window_picking(case_study_prometheus):
