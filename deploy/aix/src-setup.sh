@@ -29,7 +29,8 @@ LAUNCHER=
 MODE=src
 DRY=0
 # Commands whose RBAC access authorisations the role gets (read on the target with lssecattr).
-PRIV_CMDS="/usr/bin/svmon /usr/sbin/vmo /usr/bin/vmstat /usr/bin/iostat"
+# the command table's rbac executables (commands.rbac_executables(); tests/unit/test_commands.py)
+PRIV_CMDS="/usr/bin/iostat /usr/bin/svmon /usr/bin/vmstat /usr/sbin/vmo"
 
 ACTION=${1:-}
 case $ACTION in install|restart|remove) shift ;; *) sed -n '2,19p' "$0" >&2; exit 2 ;; esac

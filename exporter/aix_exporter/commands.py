@@ -43,6 +43,7 @@ class Command:
     corpus: tuple = ()                    # ../shared/corpus folders with real samples of this command
     seeds_from: tuple = ()                # corpus folders of a related command that only seed fuzzing
     exit_ok_if: Optional[str] = None      # regex: a non-zero exit whose output matches is an answer, not a failure
+    rbac: bool = False                    # a non-root user needs its access authorizations (src-setup.sh's role)
 
     @property
     def parser(self):
@@ -81,31 +82,31 @@ def _vmo(s) -> list:
 TABLE = (
     Command("vmstat", "vmstat", "CPU, run queue, memory, paging, large pages (-l), pc/ec of the last interval",
             "/usr/bin/vmstat -w -l INTERVAL 2 (background, last row)",
-            argv=lambda s: ["/usr/bin/vmstat", "-w", "-l", str(s.vmstat.interval_seconds), "2"], background=True,
+            rbac=True, argv=lambda s: ["/usr/bin/vmstat", "-w", "-l", str(s.vmstat.interval_seconds), "2"], background=True,
             runs_for=lambda s: 2 * s.vmstat.interval_seconds,
             corpus=("vmstat", "vmstat-w", "vmstat-t", "vmstat-It", "vmstat-l")),
     Command("vmstat_v", "vmstat -v", "VMM counts and percentages since boot", "/usr/bin/vmstat -v",
-            argv=lambda s: ["/usr/bin/vmstat", "-v"], corpus=("vmstat-v",)),
+            rbac=True, argv=lambda s: ["/usr/bin/vmstat", "-v"], corpus=("vmstat-v",)),
     Command("vmstat_s", "vmstat -s", "paging, fault, interrupt and syscall counters since boot", "/usr/bin/vmstat -s",
-            argv=lambda s: ["/usr/bin/vmstat", "-s"], corpus=("vmstat-s",)),
+            rbac=True, argv=lambda s: ["/usr/bin/vmstat", "-s"], corpus=("vmstat-s",)),
     Command("svmon_g", "svmon -G", "memory, paging space and page-size pools", "/usr/bin/svmon -G",
-            argv=lambda s: ["/usr/bin/svmon", "-G"], corpus=("svmon-G", "svmon-G-O")),
+            rbac=True, argv=lambda s: ["/usr/bin/svmon", "-G"], corpus=("svmon-G", "svmon-G-O")),
     Command("svmon_p", "svmon -P", "memory of the monitored processes by page size, 16 MB mode, segments",
             "/usr/bin/ps -e -o pid= -o comm=, then /usr/bin/svmon -P PID...",
-            argv=lambda s, pids: ["/usr/bin/svmon", "-P", *pids], fetch="processes",
+            rbac=True, argv=lambda s, pids: ["/usr/bin/svmon", "-P", *pids], fetch="processes",
             corpus=("svmon-P", "svmon-C", "svmon-U")),
     Command("ps_env", "ps eww", "LDR_CNTRL in the environment of the monitored processes",
             "/usr/bin/ps eww PID per monitored process",
             argv=lambda s, pids: ["/usr/bin/ps", "eww", *pids], fetch="per_process"),
     Command("vmo", "vmo", "large-page tunables, current and boot values",
-            "/usr/sbin/vmo -L lgpg_regions -L lgpg_size (replay: vmo -L or vmo -a)", argv=_vmo,
+            "/usr/sbin/vmo -L lgpg_regions -L lgpg_size (replay: vmo -L or vmo -a)", rbac=True, argv=_vmo,
             corpus=("vmo-lgpg",)),
     Command("splat", "splat", "lock contention of a traced window (splat -da)",
             "a trace window (trace, trcstop, trcrpt, gensyms, splat -da) or the newest report in a directory",
             fetch="splat", background=True, corpus=("splat",)),
     Command("iostat_tape", "iostat -p", "tape drives: bytes since boot; throughput, transfers and busy of the last interval",
             "/usr/bin/iostat -p INTERVAL 2 (background: since boot, then the interval)",
-            argv=lambda s: ["/usr/bin/iostat", "-p", str(s.tape.interval_seconds), "2"], background=True,
+            rbac=True, argv=lambda s: ["/usr/bin/iostat", "-p", str(s.tape.interval_seconds), "2"], background=True,
             runs_for=lambda s: s.tape.interval_seconds,
             exit_ok_if=r"(?i)no tapes? (were )?found",
             seeds_from=("iostat",)),   # no real tape capture exists
@@ -132,6 +133,19 @@ TABLE = (
             fetch="dsmadmc", exit_ok_if=_NO_MATCH),
 )
 COMMANDS = {c.key: c for c in TABLE}
+
+
+def rbac_executables(settings=None) -> list:
+    """The executables a non-root service user needs access authorizations for: those of the
+    commands marked rbac (deploy/aix/src-setup.sh's PRIV_CMDS; tests/unit/test_commands.py)."""
+    from .config import Settings
+    s = settings or Settings()
+    out = set()
+    for c in TABLE:
+        if c.rbac:
+            assert c.argv is not None   # an rbac command runs an executable
+            out.add((c.argv(s, ["PID"]) if c.fetch in ("processes", "per_process") else c.argv(s))[0])
+    return sorted(out)
 
 
 def sources_table() -> str:

@@ -26,6 +26,9 @@ class TextSource:
     def read_log(self, key, position):
         return self.text, {"offset": len(self.text)}
 
+    def report_time(self, key):
+        return None
+
 
 def test_register_refuses_a_nameless_collector_and_a_second_one_of_the_same_name():
     class Nameless(Collector):

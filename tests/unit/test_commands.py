@@ -83,3 +83,15 @@ def test_source_info_names_the_source():
                           capture_output=True, text=True, env=env(), timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert 'aix_exporter_source_info{source="simulate:case-study"} 1.0' in proc.stdout
+
+
+def test_the_setup_scripts_privileged_commands_are_the_command_tables():
+    """src-setup.sh gives a non-root service user the access authorizations of PRIV_CMDS: the
+    executables of the command table's rbac commands, no more, no fewer."""
+    import re
+
+    from aix_exporter.commands import rbac_executables
+    from tests.conftest import ROOT
+    script = (ROOT / "deploy" / "aix" / "src-setup.sh").read_text()
+    line = re.search(r'^PRIV_CMDS="([^"]*)"$', script, re.M).group(1)
+    assert line.split() == rbac_executables() == ["/usr/bin/iostat", "/usr/bin/svmon", "/usr/bin/vmstat", "/usr/sbin/vmo"]

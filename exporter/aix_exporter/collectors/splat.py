@@ -55,5 +55,5 @@ class SplatCollector(Collector):
     def collect(self, source) -> list:
         top_n = self.config.top_n
         text = source.read("splat")
-        when = getattr(source, "report_time", lambda key: None)("splat")
+        when = source.report_time("splat")
         return families_from(splat.parse(text), top_n, when)

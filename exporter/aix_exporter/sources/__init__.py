@@ -7,7 +7,7 @@ AIX command, a replay directory or the simulator. Failures raise
 """
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Optional, Protocol
 
 from ..commands import COMMANDS
 
@@ -59,6 +59,11 @@ class Source(Protocol):
 
     def read_log(self, key: str, position) -> tuple:
         """(new complete text since position, new position) for growing logs (tsm_actlog)."""
+        ...
+
+    def report_time(self, key: str) -> Optional[float]:
+        """When the text last read for ``key`` was produced (Unix time), where the source knows
+        it apart from the read (a splat report's file), else None."""
         ...
 
 
