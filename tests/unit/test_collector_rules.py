@@ -62,17 +62,18 @@ def test_a_sample_must_name_exactly_its_family_s_labels():
 
 
 def test_the_collector_interface_defaults():
-    c = Collector()
+    base = Settings()
+    c = Collector(base)
     assert (c.name, c.keys, c.help, c.default_enabled, c.requires_system, c.requires_module, c.metrics,
             c.settings_section) == ("", (), "", True, False, "", (), None)
     assert (c.settings, c.config, c.period(), c.max_age(), c.no_data(), Collector.configured(Settings())) == (
-        None, None, 15.0, None, [], True)
-    # a collector with a section reads it from its settings, or from the defaults without any
+        base, None, 15.0, None, [], True)
+    # a collector with a section reads it from its settings (required: no defaults of its own)
     s = Settings()
     s.vmstat.interval_seconds = 7
     assert vmstat.VmstatCollector(s).config is s.vmstat
-    c = vmstat.VmstatCollector()
-    assert c.config.interval_seconds == Settings().vmstat.interval_seconds and isinstance(c.settings, Settings)
+    with pytest.raises(TypeError):
+        vmstat.VmstatCollector()
 
 
 def test_background_collectors_run_every_command_length_and_drop_old_results():
@@ -143,8 +144,9 @@ def test_splat_collector_serves_the_report_time_when_the_source_knows_it():
             return 1700000000.0
 
     text = "Elapsed Real Time: 5.0\n"
-    assert ("aix_splat_report_timestamp_seconds", ()) not in samples(splat_collector.SplatCollector().collect(TextSource(text)))
-    assert samples(splat_collector.SplatCollector().collect(Watched(text)))[("aix_splat_report_timestamp_seconds", ())] == 1700000000.0
+    assert ("aix_splat_report_timestamp_seconds", ()) not in samples(splat_collector.SplatCollector(Settings()).collect(TextSource(text)))
+    watched = samples(splat_collector.SplatCollector(Settings()).collect(Watched(text)))
+    assert watched[("aix_splat_report_timestamp_seconds", ())] == 1700000000.0
 
 
 def test_every_vmstat_column_has_its_family():
@@ -197,8 +199,8 @@ def _tsm_settings(tmp_path, ids=("ANR0358E", "ANR9999D")):
 
 
 
-def test_tsm_defaults_without_settings():
-    c = tsm.TsmCollector()
+def test_tsm_defaults_come_from_the_settings():
+    c = tsm.TsmCollector(Settings())
     assert (c.ids, c.state_file, c.position, c.counts, c.unparsed) == (["ANR0358E", "ANR9999D"], None, None, {}, 0)
 
 

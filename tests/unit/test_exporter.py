@@ -1,8 +1,12 @@
 from aix_exporter.collectors import Collector, Families
+from aix_exporter.config import Settings
 from aix_exporter.exporter import Exporter
 from aix_exporter.parsers import ParseError
 from aix_exporter.sources import SourceError
 from tests.unit.helpers import samples
+
+
+SETTINGS = Settings()   # collectors need their settings
 
 
 class FakeSource:
@@ -45,7 +49,7 @@ class Clock:
 
 def test_failures_of_any_kind_mark_only_that_collector(caplog):
     for exc in (ParseError("vmstat: bad", 3, "x y"), SourceError("timed out"), ZeroDivisionError("bug")):
-        e = Exporter(FakeSource(), [Good(), make(exc)()])
+        e = Exporter(FakeSource(), [Good(SETTINGS), make(exc)(SETTINGS)])
         e.collect_all()
         m = samples(e.families())
         assert m[("aix_exporter_collector_success", (("collector", "bad"),))] == 0
@@ -58,7 +62,7 @@ def test_failures_of_any_kind_mark_only_that_collector(caplog):
 
 def test_background_result_is_dropped_when_older_than_max_age():
     clock = Clock()
-    e = Exporter(FakeSource(), [Good(), Slow()], max_age={"slow": 60}, clock=clock)
+    e = Exporter(FakeSource(), [Good(SETTINGS), Slow(SETTINGS)], max_age={"slow": 60}, clock=clock)
     assert [c.name for c in e.background] == ["slow"] and [c.name for c in e.on_scrape] == ["good"]
     e.collect_all()
     clock.t += 30
@@ -74,7 +78,7 @@ def test_background_result_is_dropped_when_older_than_max_age():
 
 
 def test_merging_families_never_grows_stored_results():
-    e = Exporter(FakeSource(), [Good(), Slow()])
+    e = Exporter(FakeSource(), [Good(SETTINGS), Slow(SETTINGS)])
     e.collect_all()
     for _ in range(3):
         fams = e.families()
@@ -88,8 +92,8 @@ import time  # noqa: E402
 class Hanging(Collector):
     name, keys = "hanging", ("svmon_g",)
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, settings):
+        super().__init__(settings)
         self.release = threading.Event()
         self.calls = 0
 
@@ -102,8 +106,8 @@ class Hanging(Collector):
 
 
 def test_scrape_deadline_reports_a_slow_collector_failed_and_never_starts_it_twice():
-    slow = Hanging()
-    e = Exporter(FakeSource(), [Good(), slow])
+    slow = Hanging(SETTINGS)
+    e = Exporter(FakeSource(), [Good(SETTINGS), slow])
     t0 = time.monotonic()
     assert e.scrape(deadline=0.3) is True
     assert time.monotonic() - t0 < 2
@@ -130,7 +134,7 @@ def test_scrapes_within_min_interval_share_one_collection_and_render():
             calls.append(1)
             return super().collect(source)
 
-    e = Exporter(FakeSource(), [Counting()], min_interval=60)
+    e = Exporter(FakeSource(), [Counting(SETTINGS)], min_interval=60)
     a = e.render(generate_latest, "text/plain", False)
     b = e.render(generate_latest, "text/plain", False)
     assert a is b and len(calls) == 1
@@ -166,7 +170,7 @@ def test_no_monitored_process_is_no_data_and_success():
         def collect(self, source):
             raise NotRunning("dsmserv is not running")
 
-    e = Exporter(FakeSource(), [Down()])
+    e = Exporter(FakeSource(), [Down(SETTINGS)])
     e.collect_all()
     m = samples(e.families())
     assert m[("aix_exporter_collector_success", (("collector", "down"),))] == 1
@@ -197,8 +201,8 @@ def test_a_short_deadline_never_waits_behind_a_long_one_and_its_cut_off_renderin
     from concurrent.futures import ThreadPoolExecutor as Pool
 
     from prometheus_client.exposition import generate_latest
-    slow = Hanging()
-    e = Exporter(FakeSource(), [Good(), slow], min_interval=60)
+    slow = Hanging(SETTINGS)
+    e = Exporter(FakeSource(), [Good(SETTINGS), slow], min_interval=60)
     with Pool(2) as pool:
         long_one = pool.submit(e.render, generate_latest, "text/plain", False, 5.0)
         time.sleep(0.2)                         # the long scraper is waiting on the hanging collector
@@ -218,7 +222,7 @@ def test_a_short_deadline_never_waits_behind_a_long_one_and_its_cut_off_renderin
 def test_landing_page_lists_each_collector_with_its_state_and_last_error():
     from aix_exporter.web import landing_page
     clock = Clock()
-    e = Exporter(FakeSource(), [Good(), make(SourceError("svmon -G: exit status 1: not privileged"))(), Slow()],
+    e = Exporter(FakeSource(), [Good(SETTINGS), make(SourceError("svmon -G: exit status 1: not privileged"))(SETTINGS), Slow(SETTINGS)],
                  clock=clock)
     e.run_collector(e.collectors[0])
     e.run_collector(e.collectors[1])

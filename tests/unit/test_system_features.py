@@ -64,7 +64,7 @@ def test_dsmadmc_overlapping_queries_never_count_twice():
 
 
 def test_cpu_collector_reads_psutil():
-    m = samples(CpuCollector().collect(None))
+    m = samples(CpuCollector(Settings()).collect(None))
     modes = {k[1][0][1] for k in m if k[0] == "aix_cpu_seconds_total"}
     assert {"user", "sys", "idle"} <= modes
     assert all(v >= 0 for v in m.values())
@@ -90,7 +90,7 @@ def test_cpu_collector_maps_each_psutil_field_to_its_mode(monkeypatch):
     import psutil
     Times = collections.namedtuple("Times", "user system idle iowait")
     monkeypatch.setattr(psutil, "cpu_times", lambda: Times(11.0, 22.0, 33.0, 44.0))
-    fams = CpuCollector().collect(None)
+    fams = CpuCollector(Settings()).collect(None)
     assert [(f.name, f.type, f.documentation) for f in fams] == [
         ("aix_cpu_seconds", "counter", "CPU time spent in each mode since boot (psutil).")]
     m = samples(fams)
@@ -127,7 +127,7 @@ def test_cpu_collector_maps_every_psutil_field_as_a_counter(monkeypatch):
     fields = "user system idle iowait nice irq softirq steal"
     Times = collections.namedtuple("Times", fields)
     monkeypatch.setattr(psutil, "cpu_times", lambda: Times(*[float(i) for i in range(1, 9)]))
-    fams = CpuCollector().collect(None)
+    fams = CpuCollector(Settings()).collect(None)
     assert [(f.name, f.type) for f in fams] == [("aix_cpu_seconds", "counter")]
     m = samples(fams)
     assert {k[1][0][1]: v for k, v in m.items()} == {"user": 1.0, "sys": 2.0, "idle": 3.0, "wait": 4.0, "nice": 5.0,

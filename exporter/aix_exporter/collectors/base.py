@@ -23,9 +23,12 @@ anything else), and the exporter marks that collector failed and serves none of 
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 _REGISTRY: dict = {}
 
@@ -87,18 +90,14 @@ class Collector:
     metrics: tuple = ()                # what it exports, for that message
     settings_section: Optional[str] = None
 
-    def __init__(self, settings=None):
-        self.settings = settings
+    def __init__(self, settings: Settings):
+        self.settings = settings   # required: every collector reads its section from the one Settings
 
     @property
     def config(self):
-        """This collector's section of the settings (the defaults without settings; None
-        for a collector without a section)."""
+        """This collector's section of the settings (None for a collector without a section)."""
         if self.settings_section is None:
             return None
-        if self.settings is None:
-            from ..config import Settings
-            self.settings = Settings()
         return getattr(self.settings, self.settings_section)
 
     @classmethod

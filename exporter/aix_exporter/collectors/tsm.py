@@ -38,11 +38,10 @@ class TsmCollector(Collector):
         """On a real system the activity log needs a log file or a dsmadmc query."""
         return bool(settings.tsm.actlog_file or settings.tsm.dsmadmc)
 
-    def __init__(self, settings=None):
+    def __init__(self, settings):
         super().__init__(settings)
-        tsm = settings.tsm if settings else None
-        self.ids = list(tsm.message_ids) if tsm else ["ANR0358E", "ANR9999D"]
-        self.state_file = tsm.state_file if tsm else None
+        self.ids = list(settings.tsm.message_ids)
+        self.state_file = settings.tsm.state_file
         self.position = None
         self.counts: dict = {}
         self.unparsed = 0
