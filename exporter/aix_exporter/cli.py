@@ -124,7 +124,7 @@ def main(argv=None) -> int:
         from .tools.nmon_import import main as import_main
         return import_main(argv[1:])
     if argv and argv[0] == "simulate":
-        from .tools.history import main as sim_main
+        from .tools.simulate import main as sim_main
         return sim_main(argv[1:])
     args = build_parser().parse_args(argv)
     level = {"warn": "WARNING"}.get(args.log_level, args.log_level.upper())

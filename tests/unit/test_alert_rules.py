@@ -6,7 +6,7 @@ import sys
 
 import yaml
 
-from aix_exporter import metricsdoc
+from tests import metricsdoc
 from tests.conftest import FIXTURES, ROOT, need
 
 ALERTS = ROOT / "alerts"

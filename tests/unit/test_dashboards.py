@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 import yaml
 
-from aix_exporter import metricsdoc
+from tests import metricsdoc
 from tests.conftest import FIXTURES, ROOT
 
 DASH = ROOT / "dashboards"

@@ -31,9 +31,9 @@ def test_the_report_uses_the_table():
     assert compare.FIGURES is figures.FIGURES
     assert [f.key for f in figures.FIGURES] == ["tape", "transfers", "user", "sys", "wait", "sys_per_user", "cpu_per_gib",
                                                 "pin_miss", "mem_4k", "mem_16m", "lgpg_regions"]
-    row = compare.Row(figures.FIGURES[0], 100.0, 104.9)        # inside the table's band: same
+    row = compare.FigureRow(figures.FIGURES[0], 100.0, 104.9)        # inside the table's band: same
     assert figures.SAME_BAND == 0.05 and row.verdict == "same"
-    assert compare.Row(figures.FIGURES[0], 100.0, 105.1).verdict == "better"
+    assert compare.FigureRow(figures.FIGURES[0], 100.0, 105.1).verdict == "better"
 
 
 def test_a_figure_over_a_window_is_its_parts_filled_in():

@@ -48,7 +48,7 @@ def test_history_writer_timestamps_are_seconds_in_order_and_end_at_end(tmp_path)
     """simulate --openmetrics: every sample's timestamp is in seconds (not milliseconds), the
     steps are STEP apart, the last is END, and each series is in time order with the same
     value the live exporter serves at that simulated time (counters never go back)."""
-    from aix_exporter.tools.history import write_openmetrics
+    from aix_exporter.tools.simulate import write_openmetrics
     out = tmp_path / "h.om"
     end = 1_800_000_000.0
     n = write_openmetrics("case-study", str(out), step=60, end=end, duration=600)
@@ -76,7 +76,7 @@ def test_history_writer_timestamps_are_seconds_in_order_and_end_at_end(tmp_path)
 
 
 def test_history_sample_times_end_at_the_duration_with_a_fine_tail():
-    from aix_exporter.tools.history import sample_times
+    from aix_exporter.tools.simulate import sample_times
     assert sample_times(300, 60) == [0, 60, 120, 180, 240, 300]
     # the last 100 s at 15 s, counted back from the end so the last sample is the history's end
     assert sample_times(300, 60, tail=100) == [0, 60, 120, 180, 210, 225, 240, 255, 270, 285, 300]

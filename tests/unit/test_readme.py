@@ -1,5 +1,5 @@
 """The README's metrics table is what the exporter really emits; its two set-up commands exist."""
-from aix_exporter import metricsdoc
+from tests import metricsdoc
 from tests.conftest import FIXTURES, ROOT
 
 
@@ -7,13 +7,13 @@ def test_metrics_table_in_sync_with_the_code():
     readme = (ROOT / "README.md").read_text()
     block = readme.split("<!-- metrics:start -->\n", 1)[1].split("<!-- metrics:end -->", 1)[0]
     expected = metricsdoc.table(metricsdoc.emitted(metricsdoc.default_sources(str(FIXTURES / "replay" / "tsm-lpar"))))
-    assert block == expected, "README metrics table is stale: python -m aix_exporter.metricsdoc"
+    assert block == expected, "README metrics table is stale: .venv/bin/python -m tests.metricsdoc"
 
 
 def test_collectors_table_is_the_registry():
     readme = (ROOT / "README.md").read_text()
     block = readme.split("<!-- collectors:start -->\n", 1)[1].split("<!-- collectors:end -->", 1)[0]
-    assert block == metricsdoc.collectors_table(), "README Collectors table is stale: python -m aix_exporter.metricsdoc collectors"
+    assert block == metricsdoc.collectors_table(), "README Collectors table is stale: .venv/bin/python -m tests.metricsdoc collectors"
     assert "| `tsm_server` | dsmadmc select from processes, dsmadmc select from sessions, dsmadmc query mount, " \
            "dsmadmc select from summary |" in block
     assert "| `cpu` | the system (not a command) |" in block and "with `--source system` only" in block

@@ -166,7 +166,7 @@ class Stats:
         self.rows_skipped[reason] = self.rows_skipped.get(reason, 0) + n
 
 
-class Row:
+class DataRow:
     """One data row: values converted when asked for (most columns are never used).
     ``cols``: the header's {column: position}, shared by all rows under that header."""
     __slots__ = ("cols", "values", "comma")
@@ -446,7 +446,7 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
             if second in emitted:
                 stats.skip("row after its snapshot was written")
                 continue
-            pending.setdefault(second, {})[sec] = Row(cols, values, comma)
+            pending.setdefault(second, {})[sec] = DataRow(cols, values, comma)
             continue
         if sec == "ERROR":
             stats.skip("ERROR line")

@@ -60,7 +60,7 @@ class Window:
 
 
 @dataclass
-class Row:
+class FigureRow:
     figure: Figure
     before: Optional[float]
     after: Optional[float]
@@ -105,7 +105,7 @@ class Comparison:
     change_at: Optional[float] = None          # end of the last 4 KB run (--auto)
     series: dict = field(default_factory=dict)  # key -> (title, [(label, [(t, v)])])
 
-    def row(self, key: str) -> Row:
+    def row(self, key: str) -> FigureRow:
         return next(r for r in self.rows if r.figure.key == key)
 
     def verdict(self) -> str:
@@ -234,7 +234,7 @@ def compare(prom: Prometheus, instance: str, before: Window, after: Window, chan
         for w in (before, after):
             expr = fig.window(sel, f"{w.seconds}s", f" @ {w.end:.0f}")
             vals.append(prom.scalar(expr, w.end))
-        rows.append(Row(fig, *vals))
+        rows.append(FigureRow(fig, *vals))
         if progress:
             progress(f"figure {i}/{len(FIGURES)}: {fig.title}")
     cmp = Comparison(instance, before, after, rows, change_at)

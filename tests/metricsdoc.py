@@ -1,7 +1,7 @@
 """The README's metrics table, generated from what the exporter really emits.
 
-    python -m aix_exporter.metricsdoc              # prints the table (simulator + fixture replay)
-    python -m aix_exporter.metricsdoc collectors   # the README's Collectors table
+    .venv/bin/python -m tests.metricsdoc              # prints the table (simulator + fixture replay)
+    .venv/bin/python -m tests.metricsdoc collectors   # the README's Collectors table
 
 tests/unit/test_readme.py fails when the README's tables differ from this output.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import sys
 
-from .collectors import registry
-from .config import Settings
-from .exporter import Exporter
+from aix_exporter.collectors import registry
+from aix_exporter.config import Settings
+from aix_exporter.exporter import Exporter
 
 _TEMP_DIRS: list = []   # the replay directories made for the sources below
 
@@ -32,7 +32,7 @@ def emitted(sources) -> dict:
                 for smp in fam.samples:
                     entry = out.setdefault(smp.name, [fam.type, set(), fam.documentation, collector])
                     entry[1].update(smp.labels)
-    from .collectors.cpu import CpuCollector   # system-only: listed from its declaration
+    from aix_exporter.collectors.cpu import CpuCollector   # system-only: listed from its declaration
     out["aix_cpu_seconds_total"] = ["counter", {"mode"}, "CPU time spent in each mode since boot (psutil).", CpuCollector.name]
     return out
 
@@ -42,9 +42,9 @@ def default_sources(fixture_dir=None):
     it sits in the fixtures tree (tests/fixtures/replay/NAME), every fixture of every command
     (tests/fixtures/<key>/*.txt), each replayed in place of that command's file of
     ``fixture_dir``: so the table lists every metric some real-format output gives."""
-    from .sources.replay import ReplaySource
-    from .sources.simulate import SimulatedSource
-    from .simulate.scenarios import SCENARIOS
+    from aix_exporter.sources.replay import ReplaySource
+    from aix_exporter.sources.simulate import SimulatedSource
+    from aix_exporter.simulate.scenarios import SCENARIOS
     srcs: list = []
     for sc in sorted(SCENARIOS):
         src = SimulatedSource(sc)
@@ -59,8 +59,8 @@ def default_sources(fixture_dir=None):
 def _each_fixture(base: str) -> list:
     import shutil
     import tempfile
-    from .commands import COMMANDS
-    from .sources.replay import ReplaySource
+    from aix_exporter.commands import COMMANDS
+    from aix_exporter.sources.replay import ReplaySource
     root = os.path.dirname(os.path.dirname(os.path.abspath(base)))   # tests/fixtures
     out = []
     for key in COMMANDS:
@@ -106,7 +106,7 @@ def _when(cls) -> str:
 def collectors_table() -> str:
     """The README's Collectors table: every registered collector, the commands it reads,
     what it reports, its config-file section and when it runs."""
-    from .commands import COMMANDS
+    from aix_exporter.commands import COMMANDS
     rows = ["| collector | reads | what it reports | config section | runs |", "|---|---|---|---|---|"]
     for name, cls in registry().items():
         reads = ", ".join(COMMANDS[k].title if k in COMMANDS else f"`{k}`" for k in cls.keys) or "the system (not a command)"
@@ -120,7 +120,7 @@ def main() -> int:
         sys.stdout.write(collectors_table())
         return 0
     here = os.path.dirname(os.path.abspath(__file__))
-    fixtures = os.path.join(here, "..", "..", "tests", "fixtures", "replay", "tsm-lpar")
+    fixtures = os.path.join(here, "fixtures", "replay", "tsm-lpar")
     sys.stdout.write(table(emitted(default_sources(fixtures))))
     return 0
 
