@@ -153,3 +153,12 @@ def test_blocks_read_from_a_file_give_the_records_of_its_lines(tmp_path, monkeyp
     assert from_file == from_lines and len(from_file) > 20
     assert any("h\u00f6st-" in f for rec, _ in from_file for f in rec)
     assert s_file.sections_unmapped == s_lines.sections_unmapped
+
+
+def test_the_sections_read_are_the_mapping_tables():
+    """MAPPED_SECTIONS comes from GAUGES and PAGE_SECTIONS: a mapping row on a new section is
+    read (it was a hand-typed list beside the tables, so such a row yielded no data)."""
+    from aix_exporter.importers import nmon
+    assert nmon.MAPPED_SECTIONS == {"CPU_ALL", "LPAR", "MEM", "LARGEPAGE", "PAGE", "PROC", "MEMPAGES4KB", "MEMPAGES64KB",
+                                    "MEMPAGES16MB", "MEMPAGES16GB"}
+    assert {sec for sec, _ in nmon.GAUGES} | set(nmon.PAGE_SECTIONS) == nmon.MAPPED_SECTIONS

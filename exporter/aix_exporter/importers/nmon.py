@@ -289,7 +289,9 @@ class Clock:
 
 
 _SPECIAL = {"AAA", "BBBP", "ZZZZ", "ERROR", "TOP"}
-MAPPED_SECTIONS = frozenset({*PAGE_SECTIONS, "CPU_ALL", "LPAR", "MEM", "LARGEPAGE", "PAGE", "PROC"})
+# the sections the reader keeps: derived from the mapping tables, so a new row on a new section
+# is read, never silently dropped as unmapped
+MAPPED_SECTIONS = frozenset({*PAGE_SECTIONS, *(sec for sec, _ in GAUGES)})
 _BLOCK_BYTES = 1 << 20   # bytes of a recording matched at a time
 _BLOCK_LINES = 8192   # lines, when given lines
 
