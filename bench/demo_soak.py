@@ -116,20 +116,34 @@ class Demo:
                     out += [f"{name}: {line.rstrip()}" for line in fh if PROBLEM_LINES.search(line)]
         return out
 
+    def _session(self):
+        """{pid: (start time, command)} of the processes in the demo's session: a pid alone
+        could be reused by another program once the demo's own ended."""
+        out = subprocess.run(["ps", "-o", "pid=,lstart=,args=", "-s", str(self.proc.pid)], capture_output=True,
+                             text=True).stdout
+        procs = {}
+        for line in out.splitlines():
+            f = line.split(None, 6)
+            if len(f) == 7:
+                procs[f[0]] = (" ".join(f[1:6]), f[6])
+        return procs
+
     def stop(self):
-        """SIGTERM to the script; returns the processes of its session still alive after it."""
+        """SIGTERM to the script; returns the processes it started that are still alive after it."""
+        started = self._session()
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
             self.proc.wait(timeout=30)
             time.sleep(1)
         finally:
-            left = subprocess.run(["pgrep", "-a", "-s", str(self.proc.pid)], capture_output=True, text=True).stdout
+            still = self._session()
+            left = [f"{pid} {cmd}" for pid, (when, cmd) in still.items() if started.get(pid, (None,))[0] == when]
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        return left.strip()
+        return "\n".join(left)
 
 
 def banner_urls(banner):

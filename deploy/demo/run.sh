@@ -148,6 +148,22 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
         >"$DIR/prometheus.log" 2>&1 &
     PIDS+=($!)
     wait_ready "http://127.0.0.1:$PROM_PORT/-/ready" "$!"
+    # Ready when Prometheus holds a live scrape of both exporters: until then a rate() window
+    # that ends in the gap after the backfilled history reads up to a tenth low.
+    "$PY" - "http://127.0.0.1:$PROM_PORT" <<'PYEOF' || exit 1
+import json, sys, time, urllib.request
+url = sys.argv[1] + "/api/v1/query?query=count(up%3D%3D1)"
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    try:
+        res = json.load(urllib.request.urlopen(url, timeout=2))["data"]["result"]
+        if res and float(res[0]["value"][1]) >= 2:
+            sys.exit(0)
+    except Exception:   # not answering yet
+        pass
+    time.sleep(0.5)
+sys.exit("Prometheus has not scraped both exporters after 60 s (see its log in the demo directory)")
+PYEOF
     # Debian's prometheus 2.42 serves its pages under /classic/ (no /alerts); upstream builds at /
     UI="http://127.0.0.1:$PROM_PORT"
     if "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$UI/classic/alerts" \
