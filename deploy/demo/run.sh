@@ -71,15 +71,21 @@ PIDS+=($!)
     --web.listen-address "127.0.0.1:$PORT2" >"$DIR/exporter-tsmsrv02.log" 2>&1 &
 PIDS+=($!)
 
-wait_ready() {  # URL PID: poll until it answers (90 s at most), fail at once if PID died
-    "$PY" - "$1" "$2" <<'PYEOF'
-import os, sys, time, urllib.request
-url, pid = sys.argv[1], int(sys.argv[2])
+wait_ready() {  # URL PID [MIN]: poll until it answers (90 s at most), fail at once if PID died;
+                # with MIN, URL is a Prometheus query whose first value must reach MIN
+    "$PY" - "$1" "$2" "${3:-}" <<'PYEOF'
+import json, os, sys, time, urllib.request
+url, pid, least = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 deadline = time.monotonic() + 90
 while time.monotonic() < deadline:
     try:
-        urllib.request.urlopen(url, timeout=2)
-        sys.exit(0)
+        with urllib.request.urlopen(url, timeout=2) as r:
+            if not least:
+                sys.exit(0)
+            res = json.load(r)["data"]["result"]
+            if res and float(res[0]["value"][1]) >= float(least):
+                sys.exit(0)
+        time.sleep(0.5)
     except Exception:
         try:
             os.kill(pid, 0)
@@ -147,23 +153,11 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
         --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=30d \
         >"$DIR/prometheus.log" 2>&1 &
     PIDS+=($!)
-    wait_ready "http://127.0.0.1:$PROM_PORT/-/ready" "$!"
+    PROM_PID=$!
+    wait_ready "http://127.0.0.1:$PROM_PORT/-/ready" "$PROM_PID"
     # Ready when Prometheus holds a live scrape of both exporters: until then a rate() window
     # that ends in the gap after the backfilled history reads up to a tenth low.
-    "$PY" - "http://127.0.0.1:$PROM_PORT" <<'PYEOF' || exit 1
-import json, sys, time, urllib.request
-url = sys.argv[1] + "/api/v1/query?query=count(up%3D%3D1)"
-deadline = time.monotonic() + 60
-while time.monotonic() < deadline:
-    try:
-        res = json.load(urllib.request.urlopen(url, timeout=2))["data"]["result"]
-        if res and float(res[0]["value"][1]) >= 2:
-            sys.exit(0)
-    except Exception:   # not answering yet
-        pass
-    time.sleep(0.5)
-sys.exit("Prometheus has not scraped both exporters after 60 s (see its log in the demo directory)")
-PYEOF
+    wait_ready "http://127.0.0.1:$PROM_PORT/api/v1/query?query=count(up%3D%3D1)" "$PROM_PID" 2
     # Debian's prometheus 2.42 serves its pages under /classic/ (no /alerts); upstream builds at /
     UI="http://127.0.0.1:$PROM_PORT"
     if "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$UI/classic/alerts" \

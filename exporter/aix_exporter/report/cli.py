@@ -9,8 +9,9 @@ FROM/TO/TIME: ISO date-times (UTC unless they name a zone: 2026-11-20T08:00, 202
 follows it (recording rule aix:regime_16m:bool, read at a 60 s step), looking back --lookback
 (default 30d) from --end (default now). --tsdb DIR reads a directory of blocks, such as
 `import nmon --tsdb DIR --rules alerts/aix-rules.yml` writes, through a temporary Prometheus
-(Debian package prometheus); --auto then looks over the blocks' whole range. HTML needs the optional extra 'report' (Jinja2, matplotlib),
-installed in the checkout's virtual environment by its set-up commands.
+(Debian package prometheus); --auto then looks over the blocks' whole range. HTML needs the
+optional extra 'report' (Jinja2, matplotlib), installed in the checkout's virtual environment
+by its set-up commands.
 """
 from __future__ import annotations
 

@@ -243,10 +243,11 @@ def main(argv) -> int:
                 print(f"aix-exporter import nmon: promtool failed: {(r.stderr or r.stdout).strip()[:500]}",
                       file=sys.stderr)
                 return 1
-            days = max(1, int((time.time() - summary["first"]) // 86400) + 1) if summary["first"] else 1
-            start, end = rules_range(summary) if summary["first"] is not None else (0, 0)
             print(f"blocks written to {args.tsdb}")
-            if args.rules and summary["first"] is not None:
+            if summary["first"] is None:   # no snapshot: no range to backfill, no age to keep
+                return 0
+            start, end = rules_range(summary)
+            if args.rules:
                 try:
                     n = backfill_rules(args.tsdb, args.rules, start, end)
                 except (RuntimeError, OSError, subprocess.SubprocessError) as e:   # TempPrometheusError too
@@ -254,12 +255,13 @@ def main(argv) -> int:
                     return 1
                 print(f"recording rules of {', '.join(args.rules)} backfilled over the imported range "
                       f"({n} blocks, every {RULES_EVAL_INTERVAL} s) into {args.tsdb}")
-            elif summary["first"] is not None:
+            else:
                 print("backfill the recording rules over the imported range (or import again with --rules FILE), "
                       "with a Prometheus serving these blocks at URL:")
                 print("  " + " ".join(rules_command("promtool", "URL", start, end, "rule-blocks",
                                                     ["alerts/aix-rules.yml"])))
                 print("  then move rule-blocks/* beside them.")
+            days = max(1, int((time.time() - summary["first"]) // 86400) + 1)
             print(f"Point Prometheus at them: start one with --storage.tsdb.path={args.tsdb}, or copy the block "
                   "directories into its --storage.tsdb.path and restart it. The oldest sample is "
                   f"{days} days old: keep --storage.tsdb.retention.time above {days}d, or Prometheus deletes it.")
