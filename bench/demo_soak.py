@@ -29,6 +29,9 @@ import urllib.parse
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))   # also when tests/e2e/test_demo.py loads this file
+
+from common import free_port  # noqa: E402
 TAPE = ('sum by (instance) (rate(aix_tape_read_bytes_total{job="aix"}[5m]) '
         '+ rate(aix_tape_written_bytes_total{job="aix"}[5m])) / 2^20')
 # What the README promises, per instance and alert: the states it may show. tsmsrv01 (the case
@@ -45,16 +48,10 @@ EXPECTED = {
 PROBLEM_LINES = re.compile(r"parse error|Traceback|level=error", re.I)
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _port_pair():
     """Two consecutive free ports: the demo's exporters use DEMO_PORT and DEMO_PORT + 1."""
     for _ in range(50):
-        base = _free_port()
+        base = free_port()
         try:
             with socket.socket() as s:
                 s.bind(("127.0.0.1", base + 1))
@@ -75,10 +72,10 @@ class Demo:
 
     def __init__(self, workdir, venv=None):
         self.port = _port_pair()
-        self.prom = _free_port()
+        self.prom = free_port()
         while self.prom in (self.port, self.port + 1):
-            self.prom = _free_port()
-        self.am = _free_port()
+            self.prom = free_port()
+        self.am = free_port()
         self.dir = os.path.join(workdir, "demo")
         env = {**os.environ, "DEMO_PORT": str(self.port), "DEMO_PROM_PORT": str(self.prom),
                "DEMO_AM_PORT": str(self.am), "DEMO_DIR": self.dir}
