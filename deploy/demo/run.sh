@@ -62,12 +62,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 0' INT TERM
 
-# The exporters start first: their simulated clocks begin where the histories end (END).
+# The exporters start first: their simulated clocks read AT (FAST_AT) at END, where the histories
+# end, so live counters join the history's however long the exporters take to start.
 END=$(date +%s)
-"$PY" -m aix_exporter.cli --source "simulate:case-study?at=$AT" \
+"$PY" -m aix_exporter.cli --source "simulate:case-study?at=$AT&start=$END" \
     --web.listen-address "127.0.0.1:$PORT" >"$DIR/exporter-tsmsrv01.log" 2>&1 &
 PIDS+=($!)
-"$PY" -m aix_exporter.cli --source "simulate:exhaustion?at=$FAST_AT&speed=$FAST_SPEED" \
+"$PY" -m aix_exporter.cli --source "simulate:exhaustion?at=$FAST_AT&speed=$FAST_SPEED&start=$END" \
     --web.listen-address "127.0.0.1:$PORT2" >"$DIR/exporter-tsmsrv02.log" 2>&1 &
 PIDS+=($!)
 

@@ -126,6 +126,20 @@ def test_clock_runs_faster_than_real_time():
     assert src.now() == 700
 
 
+def test_start_anchors_the_clock_at_a_given_wall_time_not_at_the_sources_start():
+    """The demo's live exporter continues a history that ends at END: with start=END its clock
+    reads `at` at END, however long it took to start (a first run compiling the venv took
+    seconds, and the live counters lagged the history's by that much)."""
+    now = [1_795_000_012.0]          # the source is made 12 s after the history's end
+    src = SimulatedSource("case-study?at=28800&start=1795000000", clock=lambda: now[0])
+    assert src.now() == 28812 and src.epoch0 == 1_795_000_000 - 28800
+    fast = SimulatedSource("exhaustion?at=20880&speed=60&start=1795000000", clock=lambda: now[0])
+    assert fast.now() == 20880 + 12 * 60
+    assert parse_spec("steady")["start"] is None
+    with pytest.raises(ValueError, match="bad option"):
+        SimulatedSource("steady?start=soon")
+
+
 @pytest.mark.parametrize("spec,message", [("case-study?sped=2", "unknown option"), ("case-study?speed=x", "bad option"),
                                           ("nope", "unknown scenario")])
 def test_bad_specs(spec, message):

@@ -1,10 +1,12 @@
-"""simulate:SCENARIO[?speed=N&seed=N&at=SECONDS&processes=N]: the model renders each command's text.
+"""simulate:SCENARIO[?speed=N&seed=N&at=SECONDS&start=UNIXTIME&processes=N]: the model renders each command's text.
 
 `processes=N` adds N-1 storage-agent processes (dsmsta) to svmon -P and ps eww,
 to scale the series count for benchmarks (raise process.max_processes too).
 
 Simulated time: t = at + (wall clock - start) x speed, so `speed=60` plays a
-simulated hour per real minute. Timestamps the commands print (activity log,
+simulated hour per real minute. `start` is the wall time at which the clock reads `at`
+(default: when the source is made); a live exporter that continues a backfilled history
+names the history's end, so its counters join the history's whatever its own start-up took. Timestamps the commands print (activity log,
 splat Trace Date) are wall-clock based: the simulated instant `at` is "now".
 For backfill and tests, `set_time(t)` pins the clock.
 """
@@ -24,12 +26,13 @@ from . import NotRunning, SourceError
 def parse_spec(arg: str) -> dict:
     name, _, query = arg.partition("?")
     opts = {k: v[-1] for k, v in parse_qs(query, strict_parsing=False).items()}
-    unknown = set(opts) - {"speed", "seed", "at", "processes"}
+    unknown = set(opts) - {"speed", "seed", "at", "start", "processes"}
     if unknown:
-        raise ValueError(f"simulate: unknown option(s) {', '.join(sorted(unknown))} (speed, seed, at, processes)")
+        raise ValueError(f"simulate: unknown option(s) {', '.join(sorted(unknown))} (speed, seed, at, start, processes)")
     try:
         return {"scenario": name, "speed": float(opts.get("speed", 1)), "seed": int(opts.get("seed", 1)),
-                "at": float(opts.get("at", 0)), "processes": max(1, int(opts.get("processes", 1)))}
+                "at": float(opts.get("at", 0)), "processes": max(1, int(opts.get("processes", 1))),
+                "start": float(opts["start"]) if "start" in opts else None}
     except ValueError:
         raise ValueError(f"simulate: bad option value in {arg!r}") from None
 
@@ -43,7 +46,7 @@ class SimulatedSource:
         self.model = Model(self.scenario, seed=spec["seed"])
         self.speed, self.at, self.processes = spec["speed"], spec["at"], spec["processes"]
         self.clock = clock
-        self.wall_start = clock()
+        self.wall_start = clock() if spec["start"] is None else spec["start"]
         self.epoch0 = self.wall_start - self.at     # wall time of simulated t = 0
         self.fixed_t: Optional[float] = None
         self.name = f"simulate:{arg}"
