@@ -10,11 +10,13 @@ import _jsonnet
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)   # where mixin.libsonnet, the one entry point, lives
 
 
 def compile_rules(overrides: str = "") -> dict:
+    """The mixin's prometheusRules, with ``overrides`` (jsonnet, e.g. "{ _config+:: {...} }")."""
     src = "((import 'mixin.libsonnet') + %s).prometheusRules" % (overrides or "{}")
-    return json.loads(_jsonnet.evaluate_snippet("rules", src, jpathdir=[HERE]))
+    return json.loads(_jsonnet.evaluate_snippet("rules", src, jpathdir=[ROOT]))
 
 
 def render(rules: dict) -> str:
@@ -26,7 +28,8 @@ def render(rules: dict) -> str:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
     Dumper.add_representer(str, str_repr)
-    head = "# Generated from alerts/mixin.libsonnet and alerts/config.libsonnet by alerts/build_rules.py: do not edit.\n"
+    head = ("# Generated from mixin.libsonnet (alerts/alerts.libsonnet, settings in exporter/aix_exporter/monitoring.json)"
+            " by alerts/build_rules.py: do not edit.\n")
     return head + yaml.dump(rules, Dumper=Dumper, sort_keys=False, width=1000)
 
 

@@ -75,7 +75,7 @@ def history(path, lpars, days, step, end):
         "aix:large_pages_configured:count": ("gauge", [("", {}, lambda r, x: 640 * r)]),
         "aix:regime_16m:bool": ("gauge", [("", {}, lambda r, x: r)]),
     }
-    # the per-regime recorded series (alerts/mixin.libsonnet), labelled with the minute's regime
+    # the per-regime recorded series (alerts/alerts.libsonnet), labelled with the minute's regime
     recorded = {
         "aix:regime_tape_bytes:rate5m": [({}, lambda r, x: (378 if r else 139) * MIB * x)],
         "aix:regime_tape_transfers:rate": [({}, lambda r, x: (1100 if r else 420) * x)],

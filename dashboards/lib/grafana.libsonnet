@@ -55,10 +55,14 @@
     current: { selected: false, text: 'default', value: 'default' }, hide: 0, refresh: 1, regex: '', options: [],
   },
 
-  instanceVariable:: {
+  // label matchers joined, the empty ones left out (a deployment may set no selector at all)
+  matchers(list):: std.join(',', [m for m in list if m != '']),
+
+  // the LPAR picker: the instances of the series the selector (the mixin's aixSelector) matches
+  instanceVariable(selector=''):: {
     name: 'instance', label: 'LPAR', type: 'query', datasource: ds,
-    query: { query: 'label_values(aix_exporter_build_info, instance)', refId: 'instance' },
-    definition: 'label_values(aix_exporter_build_info, instance)',
+    query: { query: 'label_values(aix_exporter_build_info{%s}, instance)' % selector, refId: 'instance' },
+    definition: 'label_values(aix_exporter_build_info{%s}, instance)' % selector,
     current: { selected: true, text: ['All'], value: ['$__all'] }, hide: 0, refresh: 2, includeAll: true, multi: true, allValue: '.*', sort: 1, regex: '', options: [],
   },
 
@@ -74,7 +78,7 @@
     expr: expr, step: '60s', titleFormat: title, useValueForTime: false,
   },
 
-  dashboard(title, uid, description, panels, variables=[], annotations=[], time='now-6h'):: {
+  dashboard(title, uid, description, panels, variables=[], annotations=[], time='now-6h', selector=''):: {
     title: title,
     uid: uid,
     description: description,
@@ -88,7 +92,7 @@
     timepicker: {},
     timezone: '',
     links: [],
-    templating: { list: [$.datasourceVariable, $.instanceVariable] + variables },
+    templating: { list: [$.datasourceVariable, $.instanceVariable(selector)] + variables },
     annotations: { list: [{
       builtIn: 1, datasource: { type: 'grafana', uid: '-- Grafana --' }, enable: true, hide: true,
       iconColor: 'rgba(0, 211, 255, 1)', name: 'Annotations & Alerts', type: 'dashboard',

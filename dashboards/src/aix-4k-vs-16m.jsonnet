@@ -1,7 +1,8 @@
 // Before/after comparison of the 4 KB and 16 MB regimes, in the style of IBM's z/VM
 // performance reports: rows of figures, columns of runs, ratios to the base run.
 local g = import '../lib/grafana.libsonnet';
-local i = 'instance=~"$instance"';
+function(c)
+local i = g.matchers([c.aixSelector, 'instance=~"$instance"']);
 local t = g.target;
 
 // Each figure of the one figure table (exporter/aix_exporter/figures.json) over a window of
@@ -74,4 +75,4 @@ g.dashboard('AIX / 4K versus 16M pages', 'aix-4k-vs-16m',
     g.annotation('LDR_CNTRL changed', 'count by (instance, large_page_data) (aix_process_ldr_cntrl_info{%s}) unless count by (instance, large_page_data) (aix_process_ldr_cntrl_info{%s} offset 5m)' % [i, i],
                  'blue', 'LARGE_PAGE_DATA={{large_page_data}} on {{instance}}'),
   ],
-  time='now-8h')
+  time='now-8h', selector=c.aixSelector)

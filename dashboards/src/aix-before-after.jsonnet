@@ -6,7 +6,8 @@
 // the direction that is good for each figure; "new" where the base was 0. A fleet table lists
 // every LPAR that ran in both regimes.
 local g = import '../lib/grafana.libsonnet';
-local i = 'instance=~"$instance"';   // a single LPAR: the variable is single-select here
+function(c)
+local i = g.matchers([c.aixSelector, 'instance=~"$instance"']);   // a single LPAR: the variable is single-select here   // a single LPAR: the variable is single-select here
 local t = g.target;
 local R = 'aix:regime_16m:bool';
 
@@ -18,7 +19,7 @@ local regimes = ['4K', '16M'];
 // a part averaged over the range's minutes in one regime (0: 4 KB, 1: 16 MB): the recording
 // rules label each minute's figure with that minute's regime, so this is a plain range average
 // (no subquery: a week of a fleet stays well under a second)
-// (sel: the LPAR's matcher, or '' for every LPAR)
+// (sel: the LPAR's matchers, or the selector alone for every LPAR)
 local partIn(p, r, sel) = 'max by (instance, job) (avg_over_time(%s{%s}[$__range]))' % [
   F.parts[p.part].record,
   std.join(',', [m for m in [sel, 'regime="%s"' % regimes[r], if std.objectHas(p, 'select') then p.select else ''] if m != ''])];
@@ -45,11 +46,11 @@ local verdict = std.join('\nor\n', [
 local figure(key) = [f for f in figures if f.key == key][0];
 local tape(sel) = 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]) + rate(aix_tape_read_bytes_total{%s}[5m]))' % [sel, sel];
 // after / before of one figure for every LPAR that ran in both regimes
-local fleetRatio(key) = '(%s) / (%s)' % [inRegime(figure(key), 1, ''), inRegime(figure(key), 0, '')];
-local lparVariable = g.instanceVariable {
+local fleetRatio(key) = '(%s) / (%s)' % [inRegime(figure(key), 1, c.aixSelector), inRegime(figure(key), 0, c.aixSelector)];
+local lparVariable = g.instanceVariable(c.aixSelector) {
   multi: false, includeAll: false,
-  query: { query: 'label_values(%s, instance)' % R, refId: 'instance' },
-  definition: 'label_values(%s, instance)' % R,
+  query: { query: 'label_values(%s{%s}, instance)' % [R, c.aixSelector], refId: 'instance' },
+  definition: 'label_values(%s{%s}, instance)' % [R, c.aixSelector],
   current: { selected: false, text: '', value: '' },
 };
 
@@ -107,6 +108,6 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
               } },
             ]),
   ],
-  time='now-8h') + {
+  time='now-8h', selector=c.aixSelector) + {
   templating: { list: [g.datasourceVariable, lparVariable] },
 }

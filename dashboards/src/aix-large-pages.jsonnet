@@ -1,5 +1,6 @@
 local g = import '../lib/grafana.libsonnet';
-local i = 'instance=~"$instance"';
+function(c)
+local i = g.matchers([c.aixSelector, 'instance=~"$instance"']);
 local t = g.target;
 g.dashboard('AIX / Large pages', 'aix-large-pages',
   '16 MB large-page pool (vmo lgpg_regions), its use per process, the sizing rule and ANR0358E risk.',
@@ -14,7 +15,7 @@ g.dashboard('AIX / Large pages', 'aix-large-pages',
     g.timeseries('Configured vs recommended (segments x 16 + 32)', [t('aix_vmo_tunable{%s,tunable="lgpg_regions"}' % i, '{{instance}} lgpg_regions {{setting}}'),
                                                                   t('aix:large_pages_recommended:count{%s}' % i, '{{instance}} recommended')],
                  'short', g.pos(0, 9, 12, 8), min=0, desc='Case-study sizing rule: text data BSS heap work segments x 16 + 32 pages.'),
-    g.timeseries('Exhaustion forecast: free pages in 4 h', [t('predict_linear(aix:large_pages_free:count{%s}[2h], 4 * 3600)' % i, '{{instance}} predicted free'),
+    g.timeseries('Exhaustion forecast: free pages in %d h' % c.largePagePoolForecastHours, [t('predict_linear(aix:large_pages_free:count{%s}[%s], %d * 3600)' % [i, c.largePagePoolForecastWindow, c.largePagePoolForecastHours], '{{instance}} predicted free'),
                                                           t('aix:large_pages_free:count{%s}' % i, '{{instance}} free now')], 'short', g.pos(12, 9, 12, 8)),
     g.row('Processes', 17),
     g.timeseries('Memory per page size of the monitored processes', [t('aix_process_inuse_bytes{%s}' % i, '{{command}} {{pid}} {{psize}}')], 'bytes',
@@ -26,4 +27,4 @@ g.dashboard('AIX / Large pages', 'aix-large-pages',
     g.row('TSM', 32),
     g.timeseries('ANR0358E / ANR9999D per hour', [t('increase(aix_tsm_messages_total{%s,msgid=~"ANR0358E|ANR9999D"}[1h])' % i, '{{instance}} {{msgid}}')],
                  'short', g.pos(0, 33, 24, 7)),
-  ])
+  ], selector=c.aixSelector)

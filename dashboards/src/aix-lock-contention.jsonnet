@@ -1,5 +1,6 @@
 local g = import '../lib/grafana.libsonnet';
-local i = 'instance=~"$instance"';
+function(c)
+local i = g.matchers([c.aixSelector, 'instance=~"$instance"']);
 local t = g.target;
 g.dashboard('AIX / Lock contention', 'aix-lock-contention',
   'VMM pin-lock contention from splat: .pin_seg_range miss ratio, top functions and locks, %sys beside it.',
@@ -14,4 +15,4 @@ g.dashboard('AIX / Lock contention', 'aix-lock-contention',
     g.timeseries('Top locks: miss ratio', [t('aix_splat_lock_miss_ratio{%s}' % i, '{{lock}} {{type}}')], 'percentunit', g.pos(12, 16, 12, 8)),
     g.stat('splat report age', [t('time() - aix_splat_report_timestamp_seconds{%s}' % i, '{{instance}}')], 's', g.pos(0, 24, 12, 5)),
     g.stat('Trace window', [t('aix_splat_window_seconds{%s}' % i, '{{instance}}')], 's', g.pos(12, 24, 12, 5)),
-  ])
+  ], selector=c.aixSelector)

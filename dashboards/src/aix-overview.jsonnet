@@ -1,5 +1,6 @@
 local g = import '../lib/grafana.libsonnet';
-local i = 'instance=~"$instance"';
+function(c)
+local i = g.matchers([c.aixSelector, 'instance=~"$instance"']);
 local t = g.target;
 g.dashboard('AIX / Overview', 'aix-overview',
   'CPU, run queue, entitlement, memory, paging and exporter health of AIX LPARs (aix_exporter).',
@@ -31,4 +32,4 @@ g.dashboard('AIX / Overview', 'aix-overview',
             'short', g.pos(0, 33, 12, 8), desc='success 1/0 and seconds since the last success, per collector.',
             transformations=[{ id: 'merge', options: {} }]),
     g.timeseries('Collector duration', [t('aix_exporter_collector_duration_seconds{%s}' % i, '{{instance}} {{collector}}')], 's', g.pos(12, 33, 12, 8)),
-  ])
+  ], selector=c.aixSelector)

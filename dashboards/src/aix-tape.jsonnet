@@ -1,5 +1,6 @@
 local g = import '../lib/grafana.libsonnet';
-local i = 'instance=~"$instance"';
+function(c)
+local i = g.matchers([c.aixSelector, 'instance=~"$instance"']);
 local t = g.target;
 g.dashboard('AIX / Tape', 'aix-tape',
   'Tape drive throughput: the AIX view (iostat -p: MB/s per drive and in total, transfers, busy) beside the TSM server view (dsmadmc: MB/s per server process and client, mounts per drive).',
@@ -18,4 +19,4 @@ g.dashboard('AIX / Tape', 'aix-tape',
     g.timeseries('TSM: received per client', [t('sum by (client) (rate(aix_tsm_session_received_bytes{%s}[$__rate_interval]))' % i, '{{client}}')],
                  'binBps', g.pos(12, 25, 12, 8), desc='dsmadmc select from sessions: bytes received over the open sessions, per client.'),
     g.table('TSM: volumes mounted per drive', [t('aix_tsm_drive_mount_info{%s}' % i, '{{drive}}')], 'short', g.pos(0, 33, 24, 8)),
-  ])
+  ], selector=c.aixSelector)

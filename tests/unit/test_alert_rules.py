@@ -79,7 +79,7 @@ def test_the_report_queries_only_metrics_the_exporter_emits_or_the_rules_record(
 
 def test_threshold_tests_are_current_and_pin_every_numeric_setting():
     """alerts/tests/thresholds.test.yml is what make_threshold_tests.py writes, and each numeric
-    setting of config.libsonnet has a case on each side (bench/alert_thresholds.py measures
+    setting of the mixin (monitoring.json) has a case on each side (bench/alert_thresholds.py measures
     that halving or doubling any of them fails promtool test rules)."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("mtt", ALERTS / "tests" / "make_threshold_tests.py")
@@ -89,9 +89,9 @@ def test_threshold_tests_are_current_and_pin_every_numeric_setting():
     committed = yaml.safe_load((ALERTS / "tests" / "thresholds.test.yml").read_text())
     assert committed["tests"] == cases, "alerts/tests/thresholds.test.yml is stale: python3 alerts/tests/make_threshold_tests.py"
     source = (ALERTS / "tests" / "make_threshold_tests.py").read_text()
-    import re
-    config = (ALERTS / "config.libsonnet").read_text()
-    numeric = re.findall(r"^\s*(\w+):\s*[0-9][0-9.* ]*,", config, re.M)
+    import json
+    config = json.loads((ALERTS.parent / "exporter" / "aix_exporter" / "monitoring.json").read_text())["config"]
+    numeric = [name for name, s in config.items() if isinstance(s["value"], (int, float))]
     assert len(numeric) == 16
     for name in numeric:
         assert f"# {name}" in source or f", {name}" in source, f"{name} has no threshold case"

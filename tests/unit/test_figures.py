@@ -50,7 +50,7 @@ def test_a_figure_over_a_window_is_its_parts_filled_in():
 def test_the_4k_vs_16m_table_is_the_tables_window_forms():
     d = json.loads((DASH / "aix-4k-vs-16m.json").read_text())
     targets = d["panels"][0]["targets"]
-    sel = 'instance=~"$instance"'
+    sel = 'job=~"aix.*",instance=~"$instance"'    # the mixin's selector, then the LPAR picker
     for k, offset in ((0, "$before"), (1, "$after")):
         got = rows(targets[k]["expr"])
         assert list(got) == labels()

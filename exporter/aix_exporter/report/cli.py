@@ -1,6 +1,6 @@
 """aix-exporter report: before/after of one LPAR from Prometheus.
 
-    aix-exporter report (--prometheus URL | --tsdb DIR) --instance INST
+    aix-exporter report (--prometheus URL | --tsdb DIR) --instance INST [--selector MATCHERS]
                         (--before FROM..TO --after FROM..TO | --auto [--lookback 30d] [--end TIME]
                          [--margin 10m]) [--format html|markdown|csv] --out FILE
 
@@ -11,7 +11,8 @@ follows it (recording rule aix:regime_16m:bool, read at a 60 s step), looking ba
 `import nmon --tsdb DIR --rules alerts/aix-rules.yml` writes, through a temporary Prometheus
 (Debian package prometheus); --auto then looks over the blocks' whole range. HTML needs the
 optional extra 'report' (Jinja2, matplotlib), installed in the checkout's virtual environment
-by its set-up commands.
+by its set-up commands. --selector: the label matchers of your AIX series besides the instance
+(default: the mixin's aixSelector in monitoring.json, as the rules and dashboards use).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import os
 import sys
 import time
 
+from ..monitoring import SELECTOR
 from .compare import Prometheus, ReportError, compare, find_regimes, parse_time, parse_window
 
 
@@ -34,10 +36,11 @@ def _duration(text: str) -> float:
 def _compare(args, prom, end: float, lookback: float, progress):
     change = None
     if args.auto:
-        before, after, change = find_regimes(prom, args.instance, end - lookback, end, args.margin)
+        before, after, change = find_regimes(prom, args.instance, end - lookback, end, args.margin, args.selector)
     else:
         before, after = parse_window(args.before), parse_window(args.after)
-    return compare(prom, args.instance, before, after, change, progress, plots=args.format == "html")
+    return compare(prom, args.instance, before, after, change, progress, plots=args.format == "html",
+                   base=args.selector)
 
 
 def main(argv) -> int:
@@ -48,6 +51,9 @@ def main(argv) -> int:
     src.add_argument("--tsdb", help="a directory of Prometheus blocks (imported history), served by a temporary "
                                     "Prometheus")
     p.add_argument("--instance", required=True, help="the LPAR's instance label, e.g. tsmsrv01:10990")
+    p.add_argument("--selector", default=SELECTOR,
+                   help=f"label matchers of the AIX series besides the instance, '' for none (default: {SELECTOR}, "
+                        "the rules' and dashboards' aixSelector)")
     p.add_argument("--before", help="base window FROM..TO")
     p.add_argument("--after", help="new window FROM..TO")
     p.add_argument("--auto", action="store_true", help="find the windows: last 4 KB regime vs the 16 MB regime")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..figures import FIGURES, SAME_BAND, Figure
+from ..monitoring import SELECTOR, label_value, matchers
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -196,15 +197,17 @@ class Prometheus:
         return list(series.values())
 
 
-def selector(instance: str) -> str:
-    return f'instance="{instance}"'
+def selector(instance: str, base: str = SELECTOR) -> str:
+    """The series of one LPAR: the mixin's selector (monitoring.json, or --selector) and its instance."""
+    return matchers(base, f"instance={label_value(instance)}")
 
 
-def find_regimes(prom: Prometheus, instance: str, start: float, end: float, margin: float = 600.0) -> tuple:
+def find_regimes(prom: Prometheus, instance: str, start: float, end: float, margin: float = 600.0,
+                 base: str = SELECTOR) -> tuple:
     """(before, after, change_at) from aix:regime_16m:bool: the last 4 KB run before the
     last 16 MB run. ``margin`` seconds are cut from both runs' edges (restart, warm-up)."""
     step = 60
-    res = prom.range(f"aix:regime_16m:bool{{{selector(instance)}}}", start, end, step)
+    res = prom.range(f"aix:regime_16m:bool{{{selector(instance, base)}}}", start, end, step)
     if not res:
         raise ReportError(f"no aix:regime_16m:bool for instance {instance!r} between the given times: are the "
                           "recording rules loaded and backfilled?")
@@ -226,8 +229,8 @@ def find_regimes(prom: Prometheus, instance: str, start: float, end: float, marg
 
 
 def compare(prom: Prometheus, instance: str, before: Window, after: Window, change_at: Optional[float] = None,
-            progress: Optional[Callable] = None, plots: bool = True) -> Comparison:
-    sel = selector(instance)
+            progress: Optional[Callable] = None, plots: bool = True, base: str = SELECTOR) -> Comparison:
+    sel = selector(instance, base)
     rows = []
     for i, fig in enumerate(FIGURES, 1):
         vals = []

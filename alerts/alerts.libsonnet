@@ -1,5 +1,6 @@
-// aix_exporter alerting and recording rules, node-mixin style: thresholds in config.libsonnet.
-(import 'config.libsonnet') + {
+// aix_exporter alerting and recording rules (prometheusRules), read through ../mixin.libsonnet:
+// every threshold, window and the selector come from its _config (exporter/aix_exporter/monitoring.json).
+{
   local c = self._config,
   local S = c.aixSelector,
   local L = 16777216,  // bytes per 16 MB page
