@@ -51,8 +51,8 @@ def floor(paths):
 
 def child_rss(paths):
     code = ("import resource, sys; sys.path.insert(0, sys.argv[1]); "
-            "from aix_exporter.tools.nmon_import import run_import; "
-            "run_import(sys.argv[3:], sys.argv[2], tz='UTC'); "
+            "from aix_exporter.tools.importing import run_import; "
+            "run_import('nmon', sys.argv[3:], sys.argv[2], tz='UTC'); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     with tempfile.TemporaryDirectory() as d:
         out = subprocess.run([sys.executable, "-c", code, os.path.join(ROOT, "exporter"), os.path.join(d, "o.om"),
@@ -61,7 +61,7 @@ def child_rss(paths):
 
 
 def main():
-    from aix_exporter.tools.nmon_import import run_import
+    from aix_exporter.tools.importing import run_import
     ap = argparse.ArgumentParser()
     ap.add_argument("--days", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=3)
@@ -74,7 +74,7 @@ def main():
             t = _timed(lambda: floor(paths))
             f = t if f is None else min(f, t)
             t0 = time.perf_counter()
-            summary = run_import(paths, os.path.join(d, "month.om"), tz="UTC")
+            summary = run_import("nmon", paths, os.path.join(d, "month.om"), tz="UTC")
             t = time.perf_counter() - t0
             imp = t if imp is None else min(imp, t)
         print("| input | floor (gunzip + split) | import | ratio | snapshots | samples |")

@@ -121,7 +121,7 @@ def main(argv=None) -> int:
         from .report.cli import main as report_main
         return report_main(argv[1:])
     if argv and argv[0] == "import":
-        from .tools.nmon_import import main as import_main
+        from .tools.importing import main as import_main
         return import_main(argv[1:])
     if argv and argv[0] == "simulate":
         from .tools.simulate import main as sim_main

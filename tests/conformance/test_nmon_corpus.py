@@ -5,7 +5,7 @@ import datetime as dt
 
 import pytest
 
-from aix_exporter.tools.nmon_import import run_import
+from aix_exporter.tools.importing import run_import
 from tests.conftest import CORPUS, corpus_or_skip
 from tests.unit.test_nmon import om_samples
 
@@ -21,7 +21,7 @@ def utc(*args):
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
     out = tmp_path_factory.mktemp("nmon") / "h.om"
-    summary = run_import([str(RECORDING)], str(out), tz="UTC")
+    summary = run_import("nmon", [str(RECORDING)], str(out), tz="UTC")
     return summary, om_samples(out)
 
 

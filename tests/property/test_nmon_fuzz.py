@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aix_exporter.importers.nmon import NmonError
-from aix_exporter.tools.nmon_import import run_import
+from aix_exporter.tools.importing import run_import
 from tests.conftest import CORPUS, FIXTURES
 
 SEEDS = [p.read_text() for p in sorted((FIXTURES / "nmon").glob("*.nmon"))]
@@ -54,6 +54,6 @@ def test_mutated_recordings_import_or_raise_nmon_error(text, tz, order):
         with open(path, "w", encoding="utf-8", errors="replace") as fh:
             fh.write(text)
         try:
-            run_import([path], f"{d}/out.om", tz=tz, date_order=order)
+            run_import("nmon", [path], f"{d}/out.om", tz=tz, date_order=order)
         except NmonError:
             pass

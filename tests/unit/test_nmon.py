@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from aix_exporter.importers import nmon
-from aix_exporter.tools.nmon_import import run_import
+from aix_exporter.tools.importing import run_import
 from tests.conftest import FIXTURES
 from tests.e2e.helpers import env
 
@@ -33,8 +33,8 @@ def utc(*args):
 def test_old_zzzz_takes_the_aaa_date_crosses_midnight_and_skips_what_does_not_fit(tmp_path):
     out = tmp_path / "h.om"
     with pytest.raises(nmon.NmonError, match=r"reads as 2011-04-03 \(dmy\) or 2011-03-04 \(mdy\)"):
-        run_import([str(NMON / "old-zzzz-midnight-largepage.nmon")], str(out), tz="UTC")
-    s = run_import([str(NMON / "old-zzzz-midnight-largepage.nmon")], str(out), tz="UTC", date_order="dmy")
+        run_import("nmon", [str(NMON / "old-zzzz-midnight-largepage.nmon")], str(out), tz="UTC")
+    s = run_import("nmon", [str(NMON / "old-zzzz-midnight-largepage.nmon")], str(out), tz="UTC", date_order="dmy")
     assert s["snapshots"] == 3
     assert s["rows_skipped"] == {"ERROR line": 1, "row before its section's header": 1,
                                  "field count differs from its header": 2,
@@ -59,7 +59,7 @@ def test_old_zzzz_takes_the_aaa_date_crosses_midnight_and_skips_what_does_not_fi
 
 def test_semicolons_decimal_commas_and_the_repeated_dst_hour(tmp_path):
     out = tmp_path / "h.om"
-    s = run_import([str(NMON / "semicolon-decimal-comma-dst-repeat.nmon")], str(out), tz="Europe/Paris")
+    s = run_import("nmon", [str(NMON / "semicolon-decimal-comma-dst-repeat.nmon")], str(out), tz="Europe/Paris")
     assert s["snapshots"] == 6 and s["duplicates_dropped"] == 0
     m = om_samples(out)
     user = m['aix_vmstat_cpu_ratio{instance="tsmdst01:10990",job="aix",mode="user"}']
@@ -78,22 +78,22 @@ def test_semicolons_decimal_commas_and_the_repeated_dst_hour(tmp_path):
 
 def test_a_local_time_in_a_dst_gap_is_an_error_not_a_shift(tmp_path):
     with pytest.raises(nmon.NmonError, match="2016-03-27 02:30:00 does not exist in Europe/Paris"):
-        run_import([str(NMON / "dst-gap.nmon")], str(tmp_path / "h.om"), tz="Europe/Paris")
+        run_import("nmon", [str(NMON / "dst-gap.nmon")], str(tmp_path / "h.om"), tz="Europe/Paris")
 
 
 def test_time_zone_is_required_and_never_guessed(tmp_path):
     with pytest.raises(nmon.NmonError, match="names no time zone: give --tz"):
-        run_import([str(NMON / "dst-gap.nmon")], str(tmp_path / "h.om"))
+        run_import("nmon", [str(NMON / "dst-gap.nmon")], str(tmp_path / "h.om"))
     with pytest.raises(nmon.NmonError, match="unknown time zone 'Europe/Pariss'"):
-        run_import([str(NMON / "dst-gap.nmon")], str(tmp_path / "h.om"), tz="Europe/Pariss")
+        run_import("nmon", [str(NMON / "dst-gap.nmon")], str(tmp_path / "h.om"), tz="Europe/Pariss")
     # the file names UTC; a different --tz is refused rather than shifting every sample
     with pytest.raises(nmon.NmonError, match="names the time zone 'UTC' but --tz says 'Europe/Paris'"):
-        run_import([str(NMON / "multi-a.nmon")], str(tmp_path / "h.om"), tz="Europe/Paris")
+        run_import("nmon", [str(NMON / "multi-a.nmon")], str(tmp_path / "h.om"), tz="Europe/Paris")
 
 
 def test_files_in_any_order_are_read_in_time_order_and_overlaps_written_once(tmp_path):
     out = tmp_path / "h.om"
-    s = run_import([str(NMON / "multi-b.nmon.gz"), str(NMON / "multi-a.nmon")], str(out))   # zone from AAA
+    s = run_import("nmon", [str(NMON / "multi-b.nmon.gz"), str(NMON / "multi-a.nmon")], str(out))   # zone from AAA
     assert s["files"] == 2 and s["snapshots"] == 6
     assert s["duplicates_dropped"] == 4                 # hour 2 is in both files: its 4 CPU samples once
     user = om_samples(out)['aix_vmstat_cpu_ratio{instance="tsmmulti:10990",job="aix",mode="user"}']
@@ -103,7 +103,7 @@ def test_files_in_any_order_are_read_in_time_order_and_overlaps_written_once(tmp
 def test_target_labels_and_openmetrics_that_promtool_accepts(tmp_path):
     from tests.conftest import need
     out = tmp_path / "h.om"
-    run_import([str(NMON / "semicolon-decimal-comma-dst-repeat.nmon")], str(out), tz="Europe/Paris",
+    run_import("nmon", [str(NMON / "semicolon-decimal-comma-dst-repeat.nmon")], str(out), tz="Europe/Paris",
                target={"job": "aix-nmon", "instance": "tsm01:10990", "lpar": "tsm01"})
     text = out.read_text()
     assert 'aix_vmstat_cpu_ratio{instance="tsm01:10990",job="aix-nmon",lpar="tsm01",mode="user"} 0.115 1477785000.000' in text
@@ -132,7 +132,7 @@ def test_a_truncated_gzip_keeps_what_was_read(tmp_path):
     data = (NMON / "semicolon-decimal-comma-dst-repeat.nmon").read_bytes()
     cut = tmp_path / "cut.nmon.gz"
     cut.write_bytes(gzip.compress(data)[:-30])
-    s = run_import([str(cut)], str(tmp_path / "h.om"), tz="Europe/Paris")
+    s = run_import("nmon", [str(cut)], str(tmp_path / "h.om"), tz="Europe/Paris")
     assert s["snapshots"] >= 1 and any("cut short" in k for k in s["rows_skipped"])
 
 
@@ -144,8 +144,8 @@ def test_blocks_read_from_a_file_give_the_records_of_its_lines(tmp_path, monkeyp
     text = text.replace("\r\n", "\n").replace("\n", "\r\n").replace("AAA;host;", "AAA;host;h\u00f6st-")
     path = tmp_path / "r.nmon"
     path.write_bytes(text.encode())
-    monkeypatch.setattr(nmon, "_BLOCK_BYTES", 7)   # every block boundary falls inside a line
-    from aix_exporter.tools.nmon_import import open_text
+    monkeypatch.setattr(nmon.records, "_BLOCK_BYTES", 7)   # every block boundary falls inside a line
+    from aix_exporter.tools.importing import open_text
     s_file, s_lines = nmon.Stats(), nmon.Stats()
     with open_text(str(path)) as fh:
         from_file = list(nmon.read_records(fh, s_file))

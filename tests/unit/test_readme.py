@@ -58,5 +58,5 @@ def test_nmon_mapping_table_is_the_importers():
     from aix_exporter.importers import nmon
     readme = (ROOT / "README.md").read_text()
     block = readme.split("<!-- nmon:start -->\n", 1)[1].split("<!-- nmon:end -->", 1)[0]
-    assert block == nmon._doc_mapping(), "README nmon table is stale: regenerate it from importers/nmon.py"
+    assert block == nmon.IMPORTER.mapping_table(), "README nmon table is stale: regenerate it from importers/nmon/mapping.py"
     assert "| `MEMPAGES16MB` numframes | `aix_memory_page_pool_size_bytes` |" in block

@@ -1,13 +1,13 @@
-"""aix-exporter import nmon: nmon recordings -> OpenMetrics history (and Prometheus blocks).
+"""aix-exporter import FORMAT: recordings -> OpenMetrics history (and Prometheus blocks).
 
-    aix-exporter import nmon [--tz ZONE] [--target job=aix,instance=HOST:10990]
-                             [--date-order dmy|mdy] (--out HISTORY.om | --tsdb DIR [--rules FILE])
-                             FILE...
+    aix-exporter import FORMAT [format options] [--target job=aix,instance=HOST:10990]
+                               (--out HISTORY.om | --tsdb DIR [--rules FILE]) FILE...
 
-Files may be plain or gzipped, given in any order (they are read in time order); snapshots
-that overlap or repeat are written once. The metric names are the live exporter's
-(importers/nmon.py lists the mapping), so the imported "before" and the live "after" are one
-series set for the same rules, dashboards and report. --tsdb runs
+Formats are the importers of importers/ (aix-exporter import --help lists them; nmon:
+aix-exporter import nmon --help). Files may be plain or gzipped, given in any order (they are
+read in time order); snapshots that overlap or repeat are written once. The metric names are
+the live exporter's (each importer lists its mapping), so the imported "before" and the live
+"after" are one series set for the same rules, dashboards and report. --tsdb runs
 `promtool tsdb create-blocks-from openmetrics` (Debian package prometheus) itself, in blocks
 of up to a day. --rules FILE (e.g. alerts/aix-rules.yml) then backfills those recording rules
 over the imported range into the same directory: it serves the blocks from a temporary
@@ -25,11 +25,13 @@ import sys
 import tempfile
 import time
 
-from ..importers import nmon
+from ..importers import IMPORTERS
+from ..importers.base import Importer, RecordingError, Stats
 from . import tempprom
 from .openmetrics import Writer
 
 DEFAULT_JOB = "aix"
+DEFAULT_PORT = 10990   # the instance of an imported LPAR is <host>:10990, as its live exporter's
 
 
 def open_text(path: str):
@@ -41,81 +43,80 @@ def open_text(path: str):
     return open(path, "r", encoding="utf-8", errors="replace", newline="")
 
 
-def first_snapshot(path: str, tz, date_order):
-    """(epoch of the first snapshot, host) of a file, reading only as far as that."""
-    with open_text(path) as fh:
-        host = nmon.host_of(fh)
-    with open_text(path) as fh:
-        for snap in nmon.snapshots(fh, tz, date_order, nmon.Stats(), {}):
-            return snap.epoch, host
-    return None, host
+def importer(fmt: str) -> Importer:
+    try:
+        return IMPORTERS[fmt]
+    except KeyError:
+        raise RecordingError(f"no importer for {fmt!r} (formats: {', '.join(sorted(IMPORTERS))})") from None
 
 
-def run_import(files: list, out: str, tz=None, date_order=None, target=None, progress=None) -> dict:
-    """Write the OpenMetrics history of ``files`` to ``out``; return the summary."""
+def _options(imp: Importer, given: dict) -> dict:
+    unknown = set(given) - set(imp.option_defaults)
+    if unknown:
+        raise TypeError(f"{imp.name} import has no option {', '.join(sorted(unknown))}")
+    return {**imp.option_defaults, **given}
+
+
+def run_import(fmt: str, files: list, out: str, target=None, progress=None, **options) -> dict:
+    """Write the OpenMetrics history of recordings in format ``fmt`` to ``out``; return the
+    summary. ``options``: the importer's own (nmon: tz, date_order)."""
+    imp = importer(fmt)
+    options = _options(imp, options)
     target = dict(target or {})
-    stats = nmon.Stats()
+    stats = Stats()
     order = []
     for path in files:
         try:
-            first, host = first_snapshot(path, tz, date_order)
-        except nmon.NmonError as e:
-            raise nmon.NmonError(f"{path}: {e}") from None
+            with open_text(path) as fh:
+                first, host = imp.first(fh, options)
+        except RecordingError as e:
+            raise type(e)(f"{path}: {e}") from None
         except (OSError, EOFError) as e:
-            raise nmon.NmonError(f"{path}: cannot read: {e}") from None
+            raise RecordingError(f"{path}: cannot read: {e}") from None
         if first is None:
             stats.skip("file without a complete snapshot")
             continue
         order.append((first, path, host))
     order.sort()
-    counters: dict = {}    # instance -> running sums of the per-interval event counts
-    handles: dict = {}
+    states: dict = {}    # instance -> the importer's state, carried from file to file in time order
     with Writer() as w:
+        held: dict = {}   # (target labels, Series) -> the Writer's series
         for i, (_, path, host) in enumerate(order, 1):
-            labels = {"job": DEFAULT_JOB, "instance": f"{host or 'unknown'}:10990", **target}
-            bbbp: dict = {}
+            labels = {"job": DEFAULT_JOB, "instance": f"{host or 'unknown'}:{DEFAULT_PORT}", **target}
+            key = tuple(sorted(labels.items()))
             stats.files += 1
-            running = counters.setdefault(labels["instance"], {})
-            series = handles.setdefault(tuple(labels.items()), {})   # (name, id(labels)) -> (labels, Writer series)
+            state = states.setdefault(labels["instance"], {})
             try:
                 with open_text(path) as fh:
-                    vmo = None
-                    for snap in nmon.snapshots(fh, tz, date_order, stats, bbbp):
-                        if vmo is None:
-                            vmo = nmon.vmo_tunables(bbbp.get("vmo -F -L", []) + bbbp.get("vmo -L", []))
+                    for snap in imp.snapshots(fh, options, stats, state):
                         pairs = []
-                        for family, typ, help_, name, lab, value in nmon.samples(snap, vmo, running):
-                            held = series.get((name, id(lab)))   # (nmon.samples reuses its label dicts)
-                            if held is None:   # the dict is held with its series, so its id stays its own
-                                held = series[(name, id(lab))] = (lab, w.series(family, typ, help_, name,
-                                                                                {**lab, **labels}))
-                            pairs.append((held[1], value))
+                        for series, value in snap.samples:
+                            out_series = held.get((key, series))
+                            if out_series is None:
+                                out_series = held[(key, series)] = w.series(
+                                    series.family, series.type, series.help, series.name, {**dict(series.labels), **labels})
+                            pairs.append((out_series, value))
                         w.add_snapshot(snap.epoch, pairs)
                         if progress:
                             progress(i, len(order), stats.snapshots)
-            except nmon.NmonError as e:
-                raise nmon.NmonError(f"{path}: {e}") from None
+            except RecordingError as e:
+                raise type(e)(f"{path}: {e}") from None
             except (OSError, EOFError) as e:   # a truncated gzip ends the file, not the import
                 stats.skip(f"file cut short ({type(e).__name__})")
         summary = {"files": stats.files, "snapshots": stats.snapshots, "samples": w.samples,
                    "duplicates_dropped": w.dropped, "first": w.first, "last": w.last,
-                   "rows_skipped": dict(stats.rows_skipped), "not_mapped": _group(stats.sections_unmapped)}
+                   "rows_skipped": dict(stats.rows_skipped), "not_mapped": _group(imp, stats.sections_unmapped)}
         w.close(out)
     return summary
 
 
-def _group(sections: dict) -> dict:
-    """Unmapped sections with their reason, per-CPU and per-disk sections folded."""
+def _group(imp: Importer, sections: dict) -> dict:
+    """Unmapped sections with their reason, grouped as the importer says (per-CPU and per-disk
+    sections folded)."""
     out: dict = {}
     for sec, rows in sections.items():
-        reason = nmon.NOT_MAPPED.get(sec)
-        key = sec
-        if reason is None:
-            for prefix, why in nmon.NOT_MAPPED_PREFIXES.items():
-                if sec.startswith(prefix):
-                    key, reason = prefix + "*", why
-                    break
-        entry = out.setdefault(key, [0, reason or "no live metric of that meaning"])
+        key, reason = imp.unmapped(sec)
+        entry = out.setdefault(key, [0, reason])
         entry[0] += rows
     return {k: tuple(v) for k, v in sorted(out.items())}
 
@@ -174,27 +175,29 @@ def backfill_rules(tsdb: str, rules: list, start: int, end: int) -> int:
 
 
 def main(argv) -> int:
+    usage = "usage: aix-exporter import FORMAT [options] FILE..."
     if argv and argv[0] in ("-h", "--help"):
-        print("usage: aix-exporter import FORMAT [options] FILE...\n\nformats:\n"
-              "  nmon   topas_nmon / nmon recordings (aix-exporter import nmon --help)")
+        print(usage + "\n\nformats:\n" + "".join(f"  {name:<6} {imp.summary}\n" for name, imp in sorted(IMPORTERS.items())),
+              end="")
         return 0
-    if not argv or argv[0] != "nmon":
-        print("usage: aix-exporter import nmon [options] FILE...  (aix-exporter import nmon --help)", file=sys.stderr)
+    if not argv or argv[0] not in IMPORTERS:
+        print(f"{usage}  (aix-exporter import --help)\nformats: {', '.join(sorted(IMPORTERS))}", file=sys.stderr)
         return 2
-    p = argparse.ArgumentParser(prog="aix-exporter import nmon", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    fmt, imp = argv[0], IMPORTERS[argv[0]]
+    p = argparse.ArgumentParser(
+        prog=f"aix-exporter import {fmt}", description=__doc__.replace("FORMAT [format options]", f"{fmt} {imp.usage}"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--tz", help="the LPAR's time zone (IANA name, e.g. Europe/Paris); required unless the "
-                                "recording names one")
+    imp.add_arguments(p)
     p.add_argument("--target", default="", help="labels of the imported series as k=v,k=v "
-                                                "(default job=aix,instance=<AAA host>:10990)")
-    p.add_argument("--date-order", choices=["dmy", "mdy"], help="how to read an old numeric AAA,date")
+                                                f"(default job={DEFAULT_JOB},instance=<host>:{DEFAULT_PORT})")
     p.add_argument("--out", help="write the OpenMetrics history here")
     p.add_argument("--tsdb", help="also create Prometheus blocks in this directory (runs promtool)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE",
                    help="with --tsdb: backfill these recording rules (e.g. alerts/aix-rules.yml) over the "
                         "imported range into the same directory; repeatable")
     args = p.parse_args(argv[1:])
+    options = {name: getattr(args, name) for name in imp.option_defaults}
     if not args.out and not args.tsdb:
         p.error("give --out HISTORY.om and/or --tsdb DIR")
     if args.rules and not args.tsdb:
@@ -208,7 +211,7 @@ def main(argv) -> int:
         p.error("--target takes k=v,k=v")
     for path in args.files:
         if not os.path.isfile(path):
-            print(f"aix-exporter import nmon: {path}: no such file", file=sys.stderr)
+            print(f"aix-exporter import {fmt}: {path}: no such file", file=sys.stderr)
             return 1
     tmpdir = None
     out = args.out
@@ -222,9 +225,9 @@ def main(argv) -> int:
                 print(f"\r  file {i}/{n}, {snaps} snapshots", end="", file=sys.stderr, flush=True)
     try:
         try:
-            summary = run_import(args.files, out, args.tz, args.date_order, target, progress)
-        except nmon.NmonError as e:
-            print(f"aix-exporter import nmon: {e}", file=sys.stderr)
+            summary = run_import(fmt, args.files, out, target, progress, **options)
+        except RecordingError as e:
+            print(f"aix-exporter import {fmt}: {e}", file=sys.stderr)
             return 1
         if progress is not None:
             print("\r", end="", file=sys.stderr)
@@ -232,7 +235,7 @@ def main(argv) -> int:
         if args.tsdb:
             promtool = shutil.which("promtool")
             if not promtool:
-                print("aix-exporter import nmon: promtool not found (Debian package prometheus); the history is in "
+                print(f"aix-exporter import {fmt}: promtool not found (Debian package prometheus); the history is in "
                       f"{args.out or out}", file=sys.stderr)
                 return 1
             os.makedirs(args.tsdb, exist_ok=True)
@@ -240,7 +243,7 @@ def main(argv) -> int:
             r = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", "--max-block-duration=24h",
                                 out, args.tsdb], capture_output=True, text=True, timeout=3600)
             if r.returncode != 0:
-                print(f"aix-exporter import nmon: promtool failed: {(r.stderr or r.stdout).strip()[:500]}",
+                print(f"aix-exporter import {fmt}: promtool failed: {(r.stderr or r.stdout).strip()[:500]}",
                       file=sys.stderr)
                 return 1
             print(f"blocks written to {args.tsdb}")
@@ -251,7 +254,7 @@ def main(argv) -> int:
                 try:
                     n = backfill_rules(args.tsdb, args.rules, start, end)
                 except (RuntimeError, OSError, subprocess.SubprocessError) as e:   # TempPrometheusError too
-                    print(f"aix-exporter import nmon: recording rules not backfilled: {e}", file=sys.stderr)
+                    print(f"aix-exporter import {fmt}: recording rules not backfilled: {e}", file=sys.stderr)
                     return 1
                 print(f"recording rules of {', '.join(args.rules)} backfilled over the imported range "
                       f"({n} blocks, every {RULES_EVAL_INTERVAL} s) into {args.tsdb}")
