@@ -5,11 +5,20 @@ library) parses the protocol. Configured like node_exporter and exporter-toolkit
 
 * at most ``max_requests`` scrapes in flight (``--web.max-requests``, default 40); more are
   answered 503 at once;
-* at most ``max_connections`` open connections (``--web.max-connections``); further
-  connections are closed on accept, with one log line a minute;
-* the request head must arrive within ``header_timeout`` seconds and be at most 1 MB in all,
-  else 431, before any authentication; idle keep-alive connections close after
-  ``idle_timeout`` seconds;
+* at most ``max_connections`` open connections (``--web.max-connections``), TLS handshakes
+  in progress included (at most ``MAX_HANDSHAKES`` of those: a new one ends the oldest,
+  which a client completing its handshake in milliseconds never is). When full, the connection idle the longest (waiting for its next
+  request) is closed to make room; with none idle, the new connection is closed on accept,
+  with one log line a minute;
+* the request head must arrive within ``header_timeout`` seconds and be at most 1 MB, else
+  431, before any authentication; the heads being received hold at most
+  ``MAX_TOTAL_HEAD_BYTES`` together (more: 503 and close); idle keep-alive connections close
+  after ``idle_timeout`` seconds;
+* a response goes out in one write and must be taken by the client within
+  ``write_timeout`` seconds, else the connection is dropped;
+* a failed basic-auth check (401) closes the connection; credentials checked before are
+  answered from memory on the event loop; at most ``AUTH_QUEUE`` bcrypt checks wait, more
+  are answered 503 at once;
 * HTTP/1.1 keep-alive, IPv4 and IPv6 listen addresses (``:10990`` listens on both);
 * at the file-descriptor limit asyncio stops accepting for a second and logs it, instead of
   spinning;
@@ -26,10 +35,11 @@ import html
 import logging
 import math
 import socket
+import ssl
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import h11
 from prometheus_client.exposition import choose_encoder
@@ -75,6 +85,9 @@ DEFAULT_DEADLINE = 9.0   # Prometheus' default scrape timeout is 10 s
 MARGIN = 0.5
 MAX_SCRAPE_TIMEOUT = 60.0
 MAX_HEADER_BYTES = 1 << 20
+MAX_TOTAL_HEAD_BYTES = 32 << 20   # request heads being received, all connections together
+AUTH_QUEUE = 4                     # bcrypt checks waiting at most; more are answered 503
+MAX_HANDSHAKES = 512               # TLS handshakes in progress at most; a new one ends the oldest
 SERVER = f"aix_exporter/{__version__}".encode()
 
 
@@ -145,16 +158,21 @@ class _Headers:
 class Server:
     def __init__(self, exporter, socks: list, telemetry_path: str, web_config, max_scrape_timeout: float,
                  max_requests: int = 40, max_connections: int = 1024, header_timeout: float = 10.0,
-                 idle_timeout: float = 60.0, drain_seconds: float = 5.0):
+                 idle_timeout: float = 60.0, drain_seconds: float = 5.0, write_timeout: float = 30.0):
         self.exporter, self.socks, self.telemetry_path = exporter, socks, telemetry_path
         self.web_config, self.max_scrape_timeout = web_config, max_scrape_timeout
         self.max_requests, self.max_connections = max_requests, max_connections
         self.header_timeout, self.idle_timeout, self.drain_seconds = header_timeout, idle_timeout, drain_seconds
+        self.write_timeout = write_timeout
         self.server_address = socks[0].getsockname() if socks else None
         self._pool = ThreadPoolExecutor(max_workers=max_requests, thread_name_prefix="scrape")
         self._auth_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bcrypt")
         self._in_flight = 0
-        self._connections: set = set()
+        self._auth_waiting = 0
+        self._head_bytes = 0                  # bytes of request heads being received, all connections
+        self._connections: set = set()        # transports, from accept (before any TLS handshake)
+        self._idle: dict = {}                 # transport -> None, in the order they went idle
+        self._handshaking: dict = {}          # transport -> None, TLS handshakes in progress, oldest first
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._stopping: Optional[asyncio.Event] = None
         self._started = threading.Event()
@@ -204,8 +222,9 @@ class Server:
         self._loop.set_exception_handler(self._loop_exception)
         self._stopping = asyncio.Event()
         ssl_ctx = self.web_config.ssl_context
-        tls = {"ssl": ssl_ctx, "ssl_handshake_timeout": self.header_timeout} if ssl_ctx else {}
-        servers = [await asyncio.start_server(self._connection, sock=s, **tls) for s in self.socks]
+        if ssl_ctx is not None:
+            _small_tls_buffers()
+        servers = [await self._loop.create_server(self._protocol, sock=s) for s in self.socks]
         reload_task = asyncio.ensure_future(self._reload_certificates()) if ssl_ctx else None
         self._started.set()
         await self._stopping.wait()
@@ -217,8 +236,8 @@ class Server:
         if self._in_flight:
             log.warning("msg=shutdown with %d scrape(s) still in flight after %.0fs", self._in_flight,
                         self.drain_seconds)
-        for w in list(self._connections):
-            w.close()
+        for t in list(self._connections):
+            t.abort()
         if reload_task:
             reload_task.cancel()
 
@@ -232,23 +251,66 @@ class Server:
                 log.error("msg=cannot reload TLS certificate: %s", e)
 
     # -- connections ---------------------------------------------------------
+    def _protocol(self):
+        """A stream protocol per accepted connection; the connection is counted here, at accept,
+        before any TLS handshake (pending handshakes hold memory too)."""
+        reader = asyncio.StreamReader(limit=65536)
+        return _Accepted(self, reader)
+
+    def _admit(self, transport) -> bool:
+        """Count an accepted connection; when full, close the one idle the longest to make room,
+        or refuse this one when none is idle."""
+        assert self._stopping is not None
+        if self._stopping.is_set():
+            return False
+        if len(self._connections) >= self.max_connections:
+            if self._idle:
+                oldest = next(iter(self._idle))
+                self._idle.pop(oldest, None)
+                self._connections.discard(oldest)
+                oldest.abort()
+            else:
+                now = time.monotonic()
+                if now - self._last_refused_log > 60:
+                    self._last_refused_log = now
+                    log.warning("msg=connection refused: %d connections open, none idle (--web.max-connections)",
+                                len(self._connections))
+                return False
+        self._connections.add(transport)
+        return True
+
+    def _release(self, transport):
+        self._connections.discard(transport)
+        self._idle.pop(transport, None)
+
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
         assert self._stopping is not None   # set in serve() before any connection
-        if len(self._connections) >= self.max_connections or self._stopping.is_set():
-            now = time.monotonic()
-            if now - self._last_refused_log > 60:
-                self._last_refused_log = now
-                log.warning("msg=connection refused: %d connections open (--web.max-connections)",
-                            len(self._connections))
-            writer.close()
-            return
-        self._connections.add(writer)
+        transport = writer.transport
+        ssl_ctx = self.web_config.ssl_context
+        if ssl_ctx is not None:
+            if len(self._handshaking) >= MAX_HANDSHAKES:   # the oldest stalled handshake makes room
+                oldest = next(iter(self._handshaking))
+                self._handshaking.pop(oldest, None)
+                oldest.abort()
+            self._handshaking[transport] = None
+            try:
+                writer = await _start_tls(writer, reader, ssl_ctx, self.header_timeout)
+            except (ConnectionError, OSError, asyncio.TimeoutError, ssl.SSLError):
+                self._release(transport)
+                transport.abort()
+                return
+            finally:
+                self._handshaking.pop(transport, None)
+        writer.transport.set_write_buffer_limits(high=0)   # drain() waits until the client took it all
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEADER_BYTES)
         first = True
+        received = [0]   # bytes of the head being received on this connection
         try:
             while not self._stopping.is_set():
+                if not first:
+                    self._idle[transport] = None
                 try:
-                    event = await asyncio.wait_for(self._next_event(conn, reader),
+                    event = await asyncio.wait_for(self._next_event(conn, reader, received),
                                                    self.header_timeout if first else self.idle_timeout)
                 except asyncio.TimeoutError:
                     if first or conn.their_state is not h11.IDLE:
@@ -259,6 +321,13 @@ class Server:
                     body = b"request header fields too large\n" if status == 431 else b"bad request\n"
                     await self._error(conn, writer, status, body)
                     return
+                except _HeadBudget:
+                    await self._error(conn, writer, 503, b"too many request heads in progress\n")
+                    return
+                finally:
+                    self._idle.pop(transport, None)
+                    self._head_bytes -= received[0]
+                    received[0] = 0
                 if isinstance(event, h11.ConnectionClosed):
                     return
                 if not isinstance(event, h11.Request):
@@ -270,26 +339,42 @@ class Server:
                     return
                 headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
                            (b"Server", SERVER)] + extra
-                writer.write(conn.send(h11.Response(status_code=status, headers=headers)))
+                if status == 401:
+                    headers.append((b"Connection", b"close"))
+                out = conn.send(h11.Response(status_code=status, headers=headers))
                 if event.method != b"HEAD":
-                    writer.write(conn.send(h11.Data(data=body)))
-                writer.write(conn.send(h11.EndOfMessage()))
-                await writer.drain()
+                    out += conn.send(h11.Data(data=body))
+                out += conn.send(h11.EndOfMessage())
+                writer.write(out)   # head and body in one write: no wait for a delayed ACK between them
+                try:
+                    await asyncio.wait_for(writer.drain(), self.write_timeout)
+                except asyncio.TimeoutError:
+                    writer.transport.abort()   # a client that does not read its response
+                    return
                 if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     return
                 conn.start_next_cycle()
         except (ConnectionError, OSError, h11.LocalProtocolError, asyncio.IncompleteReadError):
             return
         finally:
-            self._connections.discard(writer)
-            writer.close()
+            self._release(transport)
+            if writer.transport.get_write_buffer_size():
+                writer.transport.abort()
+            else:
+                writer.close()
 
-    @staticmethod
-    async def _next_event(conn, reader):
+    async def _next_event(self, conn, reader, received=None):
+        """The next h11 event; with ``received``, the bytes read count against the budget of
+        request heads of all connections together (MAX_TOTAL_HEAD_BYTES)."""
         while True:
             event = conn.next_event()
             if event is h11.NEED_DATA:
                 data = await reader.read(65536)
+                if received is not None:
+                    received[0] += len(data)
+                    self._head_bytes += len(data)
+                    if self._head_bytes > MAX_TOTAL_HEAD_BYTES:
+                        raise _HeadBudget()
                 conn.receive_data(data)   # b"" means the peer closed
                 continue
             return event
@@ -331,8 +416,16 @@ class Server:
         headers = _Headers(req.headers)
         loop = asyncio.get_running_loop()
         if self.web_config.users:
-            ok = await loop.run_in_executor(self._auth_pool, self.web_config.authorized,
-                                            headers.get("Authorization"))
+            authorization = headers.get("Authorization")
+            ok = self.web_config.known(authorization)   # checked before: answered here, no queue
+            if ok is None:
+                if self._auth_waiting >= AUTH_QUEUE:
+                    return 503, text, b"too many password checks waiting\n", [(b"Retry-After", b"1")]
+                self._auth_waiting += 1
+                try:
+                    ok = await loop.run_in_executor(self._auth_pool, self.web_config.authorized, authorization)
+                finally:
+                    self._auth_waiting -= 1
             if not ok:
                 return 401, text, b"Unauthorized\n", [(b"WWW-Authenticate", b'Basic realm="aix_exporter"')]
         path = req.target.decode("latin-1").split("?", 1)[0]
@@ -353,6 +446,61 @@ class Server:
             page = landing_page(self.exporter.source.name, self.telemetry_path, self.exporter.status())
             return 200, b"text/html; charset=utf-8", page.encode(), []
         return 404, text, b"not found\n", []
+
+
+class _HeadBudget(Exception):
+    """The request heads being received exceed MAX_TOTAL_HEAD_BYTES together."""
+
+
+class _Accepted(asyncio.StreamReaderProtocol):
+    """A connection as accepted: counted by the server before anything else happens."""
+
+    def __init__(self, server: Server, reader: asyncio.StreamReader):
+        super().__init__(reader, server._connection)
+        self._server = server
+        self._transport_seen = None
+
+    def connection_made(self, transport):
+        self._transport_seen = transport
+        if not self._server._admit(transport):
+            transport.abort()
+            return
+        super().connection_made(transport)
+
+    def connection_lost(self, exc):
+        if self._transport_seen is not None:
+            self._server._release(self._transport_seen)
+        super().connection_lost(exc)
+
+
+# Python 3.11's asyncio gives every TLS connection a 256 KiB read buffer up front (its SSLProtocol's
+# max_size), pending handshakes included: 1,024 stalled handshakes held 330 MB. Requests to an
+# exporter are small; a TLS record is at most 16 KiB, so 32 KiB reads lose nothing.
+TLS_READ_BUFFER = 32 * 1024
+
+
+def _small_tls_buffers():
+    proto = getattr(getattr(asyncio, "sslproto", None), "SSLProtocol", None)
+    if proto is not None and getattr(proto, "max_size", 0) > TLS_READ_BUFFER:
+        proto.max_size = TLS_READ_BUFFER
+
+
+async def _start_tls(writer: asyncio.StreamWriter, reader: asyncio.StreamReader, ctx, timeout: float):
+    """The server side of a TLS handshake on an accepted connection, within ``timeout``:
+    StreamWriter.start_tls where Python has it (3.11), the loop's start_tls before."""
+    if hasattr(writer, "start_tls"):
+        await writer.start_tls(ctx, ssl_handshake_timeout=timeout)
+        return writer
+    loop = asyncio.get_running_loop()
+    protocol: Any = writer.transport.get_protocol()
+    tls = await loop.start_tls(writer.transport, protocol, ctx, server_side=True, ssl_handshake_timeout=timeout)
+    if tls is None:
+        raise ConnectionError("TLS handshake did not complete")
+    new = asyncio.StreamWriter(tls, protocol, reader, loop)
+    protocol._stream_writer = new          # (what 3.11's StreamWriter.start_tls does)
+    protocol._transport = tls
+    protocol._over_ssl = True
+    return new
 
 
 def make_server(exporter, address: str, telemetry_path: str = "/metrics", web_config=None,

@@ -44,6 +44,8 @@ _TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "min
              "cipher_suites", "prefer_server_cipher_suites", "curve_preferences", "client_allowed_sans"}
 _SUPPORTED_TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version"}
 MAX_PASSWORD_BYTES = 72   # bcrypt looks at 72 bytes at most; longer ones are refused, not truncated
+MAX_GOOD_CREDENTIALS = 64     # right (user, password) pairs remembered: one per client, in practice
+MAX_BAD_CREDENTIALS = 1000    # wrong ones remembered, the oldest forgotten first
 # a valid bcrypt hash of a random password: unknown users are checked against it (equal timing)
 _DUMMY_HASH = b"$2b$10$hXXhg3mDTj2.3C5i8gPQre6NaUoFJuzaZKaIb5qDO8iOjjq/q8Frq"
 _VERSIONS = {"TLS10": ssl.TLSVersion.TLSv1, "TLS11": ssl.TLSVersion.TLSv1_1, "TLS12": ssl.TLSVersion.TLSv1_2,
@@ -56,27 +58,50 @@ class WebConfig:
     users: dict = field(default_factory=dict)     # user -> bcrypt hash (bytes)
     cert_files: tuple = ()                        # (cert, key) as loaded, for reloading
     _mtimes: tuple = ()
-    _seen: dict = field(default_factory=dict)     # (user, sha256(password)) -> bool, checked before
+    _good: set = field(default_factory=set)       # (user, sha256(password)) found right
+    _bad: dict = field(default_factory=dict)      # (user, sha256(password)) found wrong, oldest first
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _bcrypt: threading.Lock = field(default_factory=threading.Lock)
+
+    def _key(self, header: Optional[str]):
+        """(user, sha256 of the password, the password) of a Basic Authorization header, or None."""
+        scheme, _, value = (header or "").partition(" ")
+        if scheme.lower() != "basic":
+            return None
+        try:
+            user, _, password = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
+        except (ValueError, UnicodeDecodeError):
+            return None
+        secret = password.encode()
+        if len(secret) > MAX_PASSWORD_BYTES:
+            return None
+        return user, hashlib.sha256(secret).hexdigest(), secret
+
+    def known(self, header: Optional[str]) -> Optional[bool]:
+        """The answer without bcrypt: True or False for credentials checked before (or not even
+        Basic), None when only bcrypt can tell. Cheap: the server calls it on its event loop."""
+        if not self.users:
+            return True
+        key = self._key(header)
+        if key is None:
+            return False
+        with self._lock:
+            if key[:2] in self._good:
+                return True
+            return self._bad.get(key[:2])
 
     def authorized(self, header: Optional[str]) -> bool:
         if not self.users:
             return True
-        scheme, _, value = (header or "").partition(" ")
-        if scheme.lower() != "basic":
+        key = self._key(header)
+        if key is None:
             return False
-        try:
-            user, _, password = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
-        except (ValueError, UnicodeDecodeError):
-            return False
-        secret = password.encode()
-        if len(secret) > MAX_PASSWORD_BYTES:
-            return False
-        key = (user, hashlib.sha256(secret).hexdigest())
+        user, digest, secret = key
         with self._lock:
-            if key in self._seen:
-                return self._seen[key]
+            if (user, digest) in self._good:
+                return True
+            if (user, digest) in self._bad:
+                return False
         hashed = self.users.get(user)
         import bcrypt
         with self._bcrypt:   # one bcrypt check at a time: guessing clients cannot starve scrapes
@@ -85,9 +110,16 @@ class WebConfig:
             except ValueError:
                 ok = False
         with self._lock:
-            if len(self._seen) > 1000:
-                self._seen.clear()
-            self._seen[key] = ok
+            # right credentials are kept apart from wrong ones: a flood of wrong passwords
+            # cannot push the right ones out and send them back to bcrypt
+            if ok:
+                if len(self._good) >= MAX_GOOD_CREDENTIALS:
+                    self._good.clear()
+                self._good.add((user, digest))
+            else:
+                if len(self._bad) >= MAX_BAD_CREDENTIALS:
+                    self._bad.pop(next(iter(self._bad)))   # the oldest
+                self._bad[(user, digest)] = False
         return ok
 
     def reload_if_changed(self) -> bool:
