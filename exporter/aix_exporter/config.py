@@ -52,6 +52,7 @@ class SplatSettings:
     trace_seconds: int = 5
     every_minutes: int = 15
     report_dir: Optional[str] = None   # watched directory of splat reports (newest wins)
+    report_glob: str = "*.out"         # the reports' names in report_dir (splat -o splat.out)
     top_n: int = 10
     max_age_seconds: float = 3600
     work_dir: str = "/var/tmp/aix_exporter/splat"   # trace files of the trace window

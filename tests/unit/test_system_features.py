@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from aix_exporter.collectors.cpu import CpuCollector
 from aix_exporter.config import Settings
 from aix_exporter.sources import splat_window, system
@@ -134,3 +136,33 @@ def test_cpu_collector_maps_every_psutil_field_as_a_counter(monkeypatch):
                                                       "irq": 6.0, "softirq": 7.0, "steal": 8.0}
     assert {k[0] for k in m} == {"aix_cpu_seconds_total"}
     assert CpuCollector.requires_system is True and CpuCollector.keys == ()
+
+
+def test_watched_directory_reads_only_splat_reports_and_refuses_old_or_huge_ones(tmp_path):
+    from aix_exporter.sources import SourceError, splat_window
+    s = Settings()
+    s.splat.report_dir = str(tmp_path)
+    (tmp_path / "notes.txt").write_text("not a report")
+    (tmp_path / ".splat.out.swp").write_text("an editor's swap file")
+    src = SystemSource(s)
+    with pytest.raises(SourceError, match=r"^no splat report named \*\.out in "):
+        src.read("splat")
+    report = tmp_path / "splat.out"
+    report.write_text("a report")
+    assert src.read("splat") == "a report"
+    os.utime(report, (time.time() - 3601, time.time() - 3601))    # max_age_seconds 3600
+    with pytest.raises(SourceError, match=r"is 360[0-9] s old, older than splat.max_age_seconds \(3600\): not served"):
+        src.read("splat")
+    os.utime(report, (time.time() - 3590, time.time() - 3590))
+    assert src.read("splat") == "a report"
+    with open(report, "wb") as fh:   # a sparse file of 64 MiB + 1: never read
+        fh.truncate(splat_window.MAX_REPORT_BYTES + 1)
+    with pytest.raises(SourceError, match=r"splat.out: 67108865 bytes, more than a splat report has"):
+        src.read("splat")
+
+
+def test_binary_output_is_reported_without_copying_the_line():
+    from aix_exporter.parsers import ParseError, text_lines
+    with pytest.raises(ParseError) as e:
+        text_lines("ok line\n" + "\x00" * (50 << 20), "svmon -G")
+    assert e.value.line_no == 2 and e.value.line == "\\x00" * 20

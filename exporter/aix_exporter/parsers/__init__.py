@@ -38,10 +38,13 @@ def text_lines(text: str, command: str) -> list[str]:
     """
     if not text or text.isspace():  # (not text.strip(): no copy of a large report)
         raise ParseError(f"{command}: empty output")
-    if "\x00" in text or "\ufffd" in text:
-        for i, line in enumerate(text.splitlines(), 1):
-            if "\x00" in line or "\ufffd" in line:
-                raise ParseError(f"{command}: binary data in output", i, line.encode("unicode_escape").decode()[:80])
+    bad = [i for i in (text.find("\x00"), text.find("\ufffd")) if i >= 0]
+    if bad:   # the offending line is cut before it is escaped: a 1 GB line of NULs costs nothing
+        at = min(bad)
+        start = text.rfind("\n", 0, at) + 1
+        line = text[start:start + 80]
+        raise ParseError(f"{command}: binary data in output", text.count("\n", 0, at) + 1,
+                         line.encode("unicode_escape").decode()[:80])
     return [line.rstrip() for line in text.splitlines()]
 
 

@@ -9,15 +9,25 @@ import time
 from . import SourceError
 
 
-def newest_report(directory: str) -> tuple:
-    """(text, modification time) of the newest regular file in ``directory``."""
-    files = [f for f in glob.glob(os.path.join(directory, "*")) if os.path.isfile(f)]
+MAX_REPORT_BYTES = 64 << 20   # a splat report of a 5 s window is a few MB; anything larger is not one
+
+
+def newest_report(directory: str, pattern: str = "*.out") -> tuple:
+    """(text, modification time) of the newest splat report in ``directory``: regular files
+    named by ``pattern`` (splat.report_glob), not hidden, of at most MAX_REPORT_BYTES."""
+    files = [f for f in glob.glob(os.path.join(directory, pattern))
+             if not os.path.basename(f).startswith(".") and os.path.isfile(f)]
     if not files:
-        raise SourceError(f"no splat report in {directory}")
+        raise SourceError(f"no splat report named {pattern} in {directory}")
     newest = max(files, key=os.path.getmtime)
-    when = os.path.getmtime(newest)
+    st = os.stat(newest)
+    if st.st_size > MAX_REPORT_BYTES:
+        raise SourceError(f"{newest}: {st.st_size} bytes, more than a splat report has ({MAX_REPORT_BYTES} at most)")
     with open(newest, "rb") as fh:
-        return fh.read().decode("utf-8", errors="replace"), when
+        data = fh.read(MAX_REPORT_BYTES + 1)
+    if len(data) > MAX_REPORT_BYTES:   # (grew while read)
+        raise SourceError(f"{newest}: more than {MAX_REPORT_BYTES} bytes, more than a splat report has")
+    return data.decode("utf-8", errors="replace"), st.st_mtime
 
 
 def trace_window(run, settings) -> tuple:
@@ -45,7 +55,12 @@ def trace_window(run, settings) -> tuple:
 def read(run, settings) -> tuple:
     sp = settings.splat
     if sp.report_dir:
-        return newest_report(sp.report_dir)
+        text, when = newest_report(sp.report_dir, sp.report_glob)
+        age = time.time() - when
+        if age > sp.max_age_seconds:   # a report nobody renewed is not today's contention
+            raise SourceError(f"the newest splat report in {sp.report_dir} is {age:.0f} s old, older than "
+                              f"splat.max_age_seconds ({sp.max_age_seconds:g}): not served as fresh")
+        return text, when
     if sp.enabled_trace:
         return trace_window(run, settings)
     raise SourceError("splat: neither splat.report_dir nor splat.enabled_trace is configured")
