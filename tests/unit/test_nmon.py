@@ -2,6 +2,8 @@
 checked; the command line's summary, ordering and deduplication across files."""
 import datetime as dt
 import gzip
+import os
+import random
 import subprocess
 import sys
 
@@ -162,3 +164,55 @@ def test_the_sections_read_are_the_mapping_tables():
     assert nmon.MAPPED_SECTIONS == {"CPU_ALL", "LPAR", "MEM", "LARGEPAGE", "PAGE", "PROC", "MEMPAGES4KB", "MEMPAGES64KB",
                                     "MEMPAGES16MB", "MEMPAGES16GB"}
     assert {sec for sec, _ in nmon.GAUGES} | set(nmon.PAGE_SECTIONS) == nmon.MAPPED_SECTIONS
+
+
+def _cli(*a):
+    return subprocess.run([sys.executable, "-m", "aix_exporter.cli", "import", "nmon", *a],
+                          capture_output=True, text=True, env=env(), timeout=120)
+
+
+def test_hostile_files_end_at_once_with_a_reason(tmp_path):
+    """Bombs and non-recordings (issue 28): each ends with exit 1 and one line saying why,
+    instead of running for minutes at gigabytes (1 GB of zeros in 4.7 MB of gzip), or exit 0
+    with an empty history (random bytes)."""
+    zeros = tmp_path / "zeros.nmon.gz"
+    with gzip.open(zeros, "wb", compresslevel=1) as fh:
+        for _ in range(64):
+            fh.write(bytes(1 << 20))          # 64 MiB of NULs, no newline
+    long_line = tmp_path / "long.nmon"
+    long_line.write_bytes(b"AAA,host,x\n" + b"A" * (8 << 20) + b"\n")
+    noise = tmp_path / "noise.nmon"
+    noise.write_bytes(random.Random(7).randbytes(5 << 20))
+    fifo = tmp_path / "pipe.nmon"
+    os.mkfifo(fifo)
+    out = str(tmp_path / "h.om")
+    for path, reason in ((zeros, "a line longer than 1 MiB: not an nmon recording"),
+                         (long_line, "a line longer than 1 MiB: not an nmon recording")):
+        r = _cli("--tz", "UTC", "--out", out, str(path))
+        assert (r.returncode, r.stderr) == (1, f"aix-exporter import nmon: {path}: {reason}\n")
+    r = _cli("--tz", "UTC", "--out", out, str(noise))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.endswith("aix-exporter import nmon: no complete snapshot in any of the 1 file(s): "
+                             "are they nmon recordings?\n"), r.stderr
+    r = _cli("--tz", "UTC", "--out", out, str(fifo))
+    assert (r.returncode, r.stderr) == (1, f"aix-exporter import nmon: {fifo}: not a regular file (a pipe or device: "
+                                           "save the recording to a file first)\n")
+
+
+def test_two_recordings_disagreeing_about_one_snapshot_are_named(tmp_path):
+    src = (NMON / "multi-a.nmon").read_text()
+    a, b = tmp_path / "a.nmon", tmp_path / "b.nmon"
+    a.write_text(src)
+    lines = src.splitlines(keepends=True)
+    i = next(k for k, l in enumerate(lines) if l.startswith("CPU_ALL,T"))
+    f = lines[i].split(",")
+    f[2] = str(float(f[2]) + 10)      # User% of one snapshot differs
+    lines[i] = ",".join(f)
+    b.write_text("".join(lines))
+    s = run_import("nmon", [str(a), str(b)], str(tmp_path / "h.om"), tz="UTC")
+    assert s["conflicting"] == [(str(b), 1)]
+    r = _cli("--tz", "UTC", "--out", str(tmp_path / "h2.om"), str(a), str(b))
+    assert r.returncode == 0
+    assert (f"  conflicting: {b} repeats 1 snapshot(s) read before with other values (the values read "
+            "first are kept: two recordings of one LPAR at the same time?)\n") in r.stdout
+    assert run_import("nmon", [str(a), str(a)], str(tmp_path / "h3.om"), tz="UTC")["conflicting"] == []

@@ -79,6 +79,8 @@ def run_import(fmt: str, files: list, out: str, target=None, progress=None, **op
         order.append((first, path, host))
     order.sort()
     states: dict = {}    # instance -> the importer's state, carried from file to file in time order
+    conflicting: list = []   # (file, its snapshots that an earlier file has at the same time with other values)
+    seen: dict = {}          # (target labels, snapshot time) -> hash of its samples
     with Writer() as w:
         held: dict = {}   # (target labels, Series) -> the Writer's series
         for i, (_, path, host) in enumerate(order, 1):
@@ -86,9 +88,13 @@ def run_import(fmt: str, files: list, out: str, target=None, progress=None, **op
             key = tuple(sorted(labels.items()))
             stats.files += 1
             state = states.setdefault(labels["instance"], {})
+            conflicts = 0
             try:
                 with open_text(path) as fh:
                     for snap in imp.snapshots(fh, options, stats, state):
+                        digest = hash(tuple(snap.samples))
+                        if seen.setdefault((key, snap.epoch), digest) != digest:
+                            conflicts += 1   # this LPAR's snapshot at this time, read before with other values
                         pairs = []
                         for series, value in snap.samples:
                             out_series = held.get((key, series))
@@ -103,9 +109,12 @@ def run_import(fmt: str, files: list, out: str, target=None, progress=None, **op
                 raise type(e)(f"{path}: {e}") from None
             except (OSError, EOFError) as e:   # a truncated gzip ends the file, not the import
                 stats.skip(f"file cut short ({type(e).__name__})")
+            if conflicts:
+                conflicting.append((path, conflicts))
         summary = {"files": stats.files, "snapshots": stats.snapshots, "samples": w.samples,
                    "duplicates_dropped": w.dropped, "first": w.first, "last": w.last,
-                   "rows_skipped": dict(stats.rows_skipped), "not_mapped": _group(imp, stats.sections_unmapped)}
+                   "rows_skipped": dict(stats.rows_skipped), "not_mapped": _group(imp, stats.sections_unmapped),
+                   "conflicting": conflicting}
         w.close(out)
     return summary
 
@@ -131,6 +140,9 @@ def print_summary(s: dict, out: str, stream=sys.stdout):
     if s["duplicates_dropped"]:
         print(f"  samples of repeated or overlapping snapshots written once: {s['duplicates_dropped']} dropped",
               file=stream)
+    for path, n in s.get("conflicting", ()):
+        print(f"  conflicting: {path} repeats {n} snapshot(s) read before with other values "
+              "(the values read first are kept: two recordings of one LPAR at the same time?)", file=stream)
     for reason, n in sorted(s["rows_skipped"].items()):
         print(f"  skipped: {n} x {reason}", file=stream)
     for sec, (rows, reason) in s["not_mapped"].items():
@@ -211,7 +223,9 @@ def main(argv) -> int:
         p.error("--target takes k=v,k=v")
     for path in args.files:
         if not os.path.isfile(path):
-            print(f"aix-exporter import {fmt}: {path}: no such file", file=sys.stderr)
+            why = "not a regular file (a pipe or device: save the recording to a file first)" \
+                if os.path.exists(path) else "no such file"
+            print(f"aix-exporter import {fmt}: {path}: {why}", file=sys.stderr)
             return 1
     tmpdir = None
     out = args.out
@@ -232,6 +246,10 @@ def main(argv) -> int:
         if progress is not None:
             print("\r", end="", file=sys.stderr)
         print_summary(summary, args.out or "(temporary file)")
+        if not summary["snapshots"]:
+            print(f"aix-exporter import {fmt}: no complete snapshot in any of the {len(args.files)} file(s): "
+                  f"are they {fmt} recordings?", file=sys.stderr)
+            return 1
         if args.tsdb:
             promtool = shutil.which("promtool")
             if not promtool:

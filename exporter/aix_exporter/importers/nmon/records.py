@@ -31,6 +31,8 @@ def number(token: str, decimal_comma: bool) -> Optional[float]:
 
 _BLOCK_BYTES = 1 << 20   # bytes of a recording matched at a time
 _BLOCK_LINES = 8192   # lines, when given lines
+MAX_LINE_BYTES = 1 << 20   # nmon's longest lines (BBBP copies, TOP with its command) are a few KB
+MAX_RECORDING_BYTES = 4 << 30   # a day of nmon on a large LPAR is well under 1 GB, decompressed
 
 
 def _patterns(delim: str):
@@ -62,21 +64,34 @@ def _blocks(lines: Iterable[str]) -> Iterator[str]:
         decoder = codecs.getincrementaldecoder(getattr(lines, "encoding", None) or "utf-8")(errors="replace")
         carry = "\n"
         size = min(1 << 16, _BLOCK_BYTES)   # small first, so reading only the first snapshot reads little
+        total = 0
+        pieces: list = []   # of a line longer than a block, joined once it ends (no quadratic re-copy)
         try:
             while True:
                 chunk = raw.read1(size)
                 size = min(2 * size, _BLOCK_BYTES)
                 if not chunk:
                     break
-                text = carry + decoder.decode(chunk)
-                cut = text.rfind("\n")
-                if cut <= 0:
-                    carry = text
+                total += len(chunk)
+                if total > MAX_RECORDING_BYTES:
+                    raise NmonError(f"more than {MAX_RECORDING_BYTES >> 30} GiB decompressed: not an nmon recording "
+                                    "(or a compression bomb)")
+                piece = decoder.decode(chunk)
+                if "\n" not in piece:
+                    pieces.append(piece)
+                    if sum(map(len, pieces)) + len(carry) > MAX_LINE_BYTES:
+                        raise NmonError(f"a line longer than {MAX_LINE_BYTES >> 20} MiB: not an nmon recording")
                     continue
+                text = carry + "".join(pieces) + piece
+                pieces = []
+                cut = text.rfind("\n")
                 yield text[:cut + 1]
                 carry = text[cut:]
-            carry += decoder.decode(b"", final=True)
+                if len(carry) > MAX_LINE_BYTES:
+                    raise NmonError(f"a line longer than {MAX_LINE_BYTES >> 20} MiB: not an nmon recording")
+            carry += "".join(pieces) + decoder.decode(b"", final=True)
         except (OSError, EOFError):
+            carry += "".join(pieces)
             if carry.strip():
                 yield carry + "\n"   # (a last line cut short has no newline of its own)
             raise
