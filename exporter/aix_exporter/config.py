@@ -235,6 +235,8 @@ def load(path: Optional[str]) -> Settings:
             text = fh.read()
     except OSError as e:
         raise ConfigError(f"{path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a text file (byte {e.start} is not UTF-8); not a configuration file") from None
     try:
         node = yaml.compose(text, Loader=_NoAliasLoader)
         data = yaml.load(text, Loader=_NoAliasLoader)

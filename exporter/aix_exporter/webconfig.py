@@ -152,6 +152,8 @@ def _load(path: str) -> WebConfig:
             data = yaml.safe_load(fh) or {}
     except OSError as e:
         raise ConfigError(f"{path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a text file (byte {e.start} is not UTF-8); not a web configuration") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {str(e).splitlines()[0]}") from None
     if not isinstance(data, dict):

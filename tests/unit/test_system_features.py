@@ -166,3 +166,25 @@ def test_binary_output_is_reported_without_copying_the_line():
     with pytest.raises(ParseError) as e:
         text_lines("ok line\n" + "\x00" * (50 << 20), "svmon -G")
     assert e.value.line_no == 2 and e.value.line == "\\x00" * 20
+
+
+@pytest.mark.parametrize("option", ["-pa", "-PAS", "-pass", "-PASSW", "-passwo", "-Passwor", "-password", "-PASSWORD"])
+def test_every_spelling_of_the_dsmadmc_password_is_redacted(option):
+    shown = system.redact(["/usr/bin/dsmadmc", "-id=monitor", f"{option}=s3cret", "-dataonly=yes", "q actlog"])
+    assert shown == f"/usr/bin/dsmadmc -id=monitor {option}=*** -dataonly=yes q actlog"
+
+
+@pytest.mark.parametrize("option", ["-p", "-pw", "-passwords", "-id"])
+def test_other_options_are_shown_as_they_are(option):
+    assert system.redact([f"{option}=x"]) == f"{option}=x"
+
+
+def test_a_binary_config_file_is_one_clear_error(tmp_path):
+    from aix_exporter.config import ConfigError, load
+    from aix_exporter.webconfig import load as load_web_config
+    junk = tmp_path / "config.yml"
+    junk.write_bytes(b"vmstat:\n  interval_seconds: 5\n\x89PNG\r\n\x1a\n\xff\xfe")
+    with pytest.raises(ConfigError, match=r"config.yml: not a text file \(byte 30 is not UTF-8\); not a configuration file$"):
+        load(str(junk))
+    with pytest.raises(ConfigError, match=r"config.yml: not a text file \(byte 30 is not UTF-8\); not a web configuration$"):
+        load_web_config(str(junk))

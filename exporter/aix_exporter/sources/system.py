@@ -29,11 +29,13 @@ ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/bin:/usr/sbin:/bin:/sbin"}
 
 MAX_OUTPUT = 64 << 20    # bytes of stdout one command may print; more is an error, not memory
 _STDERR_KEPT = 4096
-_SECRET_RE = re.compile(r"^(-(?:pa|password)=)(.+)$", re.IGNORECASE)
+# dsmadmc takes -PAssword= abbreviated to any prefix from -pa, in any case
+_SECRET_RE = re.compile(r"^(-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=)(.+)$", re.IGNORECASE)
 
 
 def redact(argv: list) -> str:
-    """The command line for a log line, with dsmadmc's -pa=/-password= values hidden."""
+    """The command line for a log line, with the value of dsmadmc's password option hidden in
+    every spelling dsmadmc accepts (-pa= to -password=, any case)."""
     return " ".join(_SECRET_RE.sub(r"\1***", a) for a in argv)
 
 
