@@ -197,6 +197,9 @@ def main(argv=None) -> int:
     finally:
         exporter.stop()
         server.server_close()
+        from .sources import system
+        if system.kill_running():   # commands still running (hung): their process groups end with us
+            log.info("msg=killed the process groups of commands still running")
     # A collector stuck in a read that no timeout can interrupt (a hung NFS file) must not
     # keep the process alive: the interpreter would join its thread at exit. Leave now.
     logging.shutdown()

@@ -122,12 +122,14 @@ def test_ipv6_listen_address():
 
 
 def test_sigterm_with_a_hung_collector_exits_within_5_seconds(tmp_path):
-    """A stand-in svmon that never answers (a hung read); SIGTERM still ends the process."""
+    """A stand-in svmon that never answers (a hung read); SIGTERM still ends the process, the
+    hung command with it (it was left running, re-parented to init), and without a traceback."""
     from aix_exporter.tools import standin
     from tests.conftest import FIXTURES
     root = tmp_path / "root"
     standin.write(str(FIXTURES / "replay" / "tsm-lpar"), str(root))
-    (root / "usr" / "bin" / "svmon").write_text("#!/bin/sh\nexec sleep 300\n")
+    pidfile = tmp_path / "svmon.pid"
+    (root / "usr" / "bin" / "svmon").write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep 300\n")
     cfg = tmp_path / "c.yml"
     cfg.write_text("command_timeout_seconds: 300\n")
     port = free_port()
@@ -139,14 +141,23 @@ def test_sigterm_with_a_hung_collector_exits_within_5_seconds(tmp_path):
     try:
         wait_http(f"http://127.0.0.1:{port}/", proc=proc)
         get(port, headers={"X-Prometheus-Scrape-Timeout-Seconds": "2"})   # svmon now hangs in a worker
+        hung = int(pidfile.read_text())
         t0 = time.monotonic()
         proc.terminate()
         proc.wait(timeout=10)
         assert time.monotonic() - t0 < 5
+        assert "Traceback" not in proc.stderr.read()
+        time.sleep(0.2)
+        assert not os.path.exists(f"/proc/{hung}") or "Z" in open(f"/proc/{hung}/stat").read().split()[2], \
+            "the hung command outlived the exporter"
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
-        subprocess.run(["pkill", "-f", "sleep 300"])
+        if pidfile.exists():   # ours, by its pid (never by name: other work shares the machine)
+            try:
+                os.killpg(int(pidfile.read_text()), 9)
+            except (ProcessLookupError, ValueError):
+                pass
 
 
 def test_too_many_scrapes_in_flight_get_503():

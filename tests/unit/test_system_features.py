@@ -188,3 +188,46 @@ def test_a_binary_config_file_is_one_clear_error(tmp_path):
         load(str(junk))
     with pytest.raises(ConfigError, match=r"config.yml: not a text file \(byte 30 is not UTF-8\); not a web configuration$"):
         load_web_config(str(junk))
+
+
+def test_a_command_that_leaves_a_child_holding_its_output_is_not_waited_for(tmp_path):
+    """The command exits but a background child keeps its stdout open: its output is taken
+    and the child's process group killed, instead of every scrape timing out."""
+    script = tmp_path / "cmd"
+    pid = tmp_path / "child.pid"
+    script.write_text(f"#!/bin/sh\necho first line\nsleep 300 &\necho $! > {pid}\necho last line\nexit 0\n")
+    script.chmod(0o755)
+    assert system.run([str(script)], timeout=30) == "first line\nlast line\n"
+    child = int(pid.read_text())
+    for _ in range(50):
+        if not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(child, 9)
+        raise AssertionError("the child holding the pipe was left running")
+
+
+def test_kill_running_ends_the_commands_in_flight(tmp_path):
+    import threading
+    script = tmp_path / "hang"
+    script.write_text("#!/bin/sh\nexec sleep 300\n")
+    script.chmod(0o755)
+    errors = []
+
+    def run():
+        try:
+            system.run([str(script)], 300)
+        except system.CommandFailed as e:
+            errors.append(str(e))
+
+    t = threading.Thread(target=run)
+    t.start()
+    for _ in range(50):
+        if system._running:
+            break
+        time.sleep(0.05)
+    assert system.kill_running() == 1
+    t.join(10)
+    assert not t.is_alive() and not system._running
+    assert errors == [f"{script}: exit status -9"]

@@ -16,6 +16,7 @@ import re
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from typing import Optional
 
@@ -54,6 +55,34 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optiona
                                 close_fds=True)
     except OSError as e:
         raise SourceError(f"{argv[0]}: {e.strerror}") from None
+    with _running_lock:
+        _running.add(proc)
+    try:
+        return _communicate(proc, shown, timeout, max_output, stdin)
+    finally:
+        with _running_lock:
+            _running.discard(proc)
+
+
+def kill_running() -> int:
+    """Kill the process group of every command still running (on shutdown: a hung command must
+    not outlive the exporter, re-parented to init). Returns how many there were."""
+    with _running_lock:
+        procs = list(_running)
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return len(procs)
+
+
+_running: set = set()              # commands in flight (their process groups are theirs alone)
+_running_lock = threading.Lock()
+AFTER_EXIT_SECONDS = 1.0          # output still taken after the command exited (a grandchild may hold its pipe)
+
+
+def _communicate(proc, shown: str, timeout: float, max_output: int, stdin: Optional[bytes]) -> str:
     if stdin is not None:   # a few bytes (an answer to a prompt): the pipe takes them at once
         try:
             assert proc.stdin is not None   # a pipe when stdin is given
@@ -70,12 +99,23 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optiona
     with selectors.DefaultSelector() as sel:
         sel.register(proc.stdout, selectors.EVENT_READ, out)
         sel.register(proc.stderr, selectors.EVENT_READ, err)
+        exited_at = None
         while sel.get_map() and problem is None:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
             if remaining <= 0:
                 problem = f"timed out after {timeout:g}s, process group killed"
                 break
-            for key, _ in sel.select(remaining):
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > AFTER_EXIT_SECONDS:
+                # the command is done; what still holds its pipes is a child it left behind
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                break
+            for key, _ in sel.select(min(remaining, 0.2)):
                 chunk = os.read(key.fd, 65536)
                 if not chunk:
                     sel.unregister(key.fileobj)
