@@ -200,8 +200,10 @@ def problems(s: Settings) -> list:
                                            and name != "tsm.actlog_file"):
                 add("tsm.state_file", f"{state} is {name} or inside it; the state file must be a file of its own "
                                       "(it is overwritten)")
-        if os.path.exists(state) and not os.path.isfile(state):
-            add("tsm.state_file", f"{state} exists and is not a regular file")
+        from .statefile import foreign
+        why = foreign(state)
+        if why is not None:
+            add("tsm.state_file", why)
     return out
 
 

@@ -8,17 +8,16 @@ Never twice: the log is read incrementally from a saved position. With
 ``tsm.state_file`` set, the position and the counts are written together
 (temp file + rename) after each read, so a restarted exporter resumes from
 the saved position with the saved counts; a crash between reading and saving
-re-reads a batch whose counts were not saved either. Without a state file the
+re-reads a batch whose counts were not saved either. statefile.py: only our own
+files are written, and a damaged state falls back to the previous one. Without a state file the
 counters start at 0 and the live log is read from its end (history is not
 recounted as new). Replay counts the whole file once.
 """
 from __future__ import annotations
 
-import json
 import logging
-import os
-import tempfile
 
+from .. import statefile
 from ..parsers import tsm_actlog
 from .base import Collector, Families, register
 
@@ -45,41 +44,23 @@ class TsmCollector(Collector):
         self.position = None
         self.counts: dict = {}
         self.unparsed = 0
-        if self.state_file and os.path.exists(self.state_file):
+        if self.state_file:
             self._load()
 
     def _load(self):
         assert self.state_file   # called only with one
-        try:
-            with open(self.state_file, encoding="utf-8") as fh:
-                state = json.load(fh)
+        state = statefile.load(self.state_file)   # (damaged: the previous state; see statefile.py)
+        if state is not None:
             self.position = state.get("position")
             self.counts = {tuple(k.split(":", 1)): v for k, v in state.get("counts", {}).items()}
-            self.unparsed = int(state.get("unparsed", 0))
-        except (OSError, ValueError, AttributeError) as e:
-            log.warning("collector=tsm msg=state file unreadable, starting fresh file=%s error=%s", self.state_file, e)
-            self.position, self.counts = None, {}
+            self.unparsed = state.get("unparsed", 0)
 
     def _save(self):
         if not self.state_file:
             return
-        state = {"position": self.position, "counts": {f"{m}:{s}": n for (m, s), n in self.counts.items()},
-                 "unparsed": self.unparsed}
-        d = os.path.dirname(os.path.abspath(self.state_file))
-        os.makedirs(d, mode=0o700, exist_ok=True)   # (the installer makes it; a new path works too)
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tsm-state-")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(state, fh)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.state_file)
-        except BaseException:
-            try:   # a full disk must not leave one temp file per cycle behind
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        statefile.save(self.state_file, {"position": self.position,
+                                         "counts": {f"{m}:{s}": n for (m, s), n in self.counts.items()},
+                                         "unparsed": self.unparsed})
 
     def collect(self, source) -> list:
         text, position = source.read_log("tsm_actlog", self.position)

@@ -6,16 +6,21 @@ and the last bytes read before ``offset`` (a fingerprint). Only complete lines a
 a partial last line waits for the next read.
 
 * Rotation (the path is a new file): the rest of the old file is read first, found among the
-  path's siblings (``dsmserv.log.1`` ...) by its inode, then the new file from its start.
-* copytruncate (same file, now shorter than the offset): the copy that holds the lines
+  path's siblings (``dsmserv.log.1`` ...) by its inode, then every sibling rotated after it
+  (files rotated in and out between two reads: oldest first), then the new file from its start.
+* copytruncate (same file, but the bytes before the offset are no longer the fingerprint:
+  shorter, or truncated and grown again past the offset): the copy that holds the lines
   written before the truncation is found among the siblings by the fingerprint, and read
   from the offset to its end, then the truncated file from its start.
+* A position that lost its offset (a damaged state file) but kept its fingerprint resumes
+  just after the fingerprint's last occurrence in the file.
 * Runs of NUL bytes (sparse regions left by copytruncate or a crash) are dropped; a whole
   chunk without a newline is passed over rather than waited on forever.
 * Only regular files are read, opened without blocking: a FIFO in the log's place is an error.
 """
 from __future__ import annotations
 
+import mmap
 import os
 
 from ..parsers.tsm_actlog import timestamp_key
@@ -31,21 +36,33 @@ def _read(fh, offset: int, limit: int) -> bytes:
     return fh.read(limit)
 
 
+def _age_key(base: str, name: str):
+    """Sort key, oldest first: numbered rotations (.1 newest) by number, others (dates) by name."""
+    suffix = name[len(base):].lstrip(".-_")
+    return (0, -int(suffix), "") if suffix.isdigit() else (1, 0, suffix)
+
+
 def _siblings(path: str) -> list:
+    """Rotated copies of ``path`` (dsmserv.log.1, dsmserv.log-20261125, ...), oldest first;
+    compressed ones left out (they are no log text)."""
     d, base = os.path.split(os.path.abspath(path))
     try:
-        names = sorted(n for n in os.listdir(d) if n.startswith(base) and n != base)[:MAX_SIBLINGS]
+        names = [n for n in os.listdir(d) if n.startswith(base) and n != base
+                 and not n.endswith((".gz", ".Z", ".bz2", ".xz", ".zst"))]
     except OSError:
         return []
-    return [os.path.join(d, n) for n in names]
+    names.sort(key=lambda n: _age_key(base, n))
+    return [os.path.join(d, n) for n in names[-MAX_SIBLINGS:]]
 
 
 def _rest_of_old_file(path: str, position: dict, copy: bool) -> bytes:
     """What was appended to the file we were reading after our last read, from its rotated
-    name (same inode) or, after copytruncate, from the copy (same bytes before the offset)."""
+    name (same inode) or, after copytruncate, from the copy (same bytes before the offset);
+    after a rotation, also every file rotated after it (the whole of each, oldest first)."""
     offset, tail_hex = position.get("offset", 0), position.get("tail", "")
     fingerprint = bytes.fromhex(tail_hex) if tail_hex else b""
-    for sib in _siblings(path):
+    siblings = _siblings(path)
+    for i, sib in enumerate(siblings):
         try:
             fh, st = open_regular(sib, "log file")
         except SourceError:
@@ -58,8 +75,43 @@ def _rest_of_old_file(path: str, position: dict, copy: bool) -> bytes:
             if copy and (not fingerprint or _read(fh, offset - len(fingerprint), len(fingerprint)) != fingerprint):
                 continue
             data = _read(fh, offset, MAX_CHUNK)
-            return data[: data.rfind(b"\n") + 1]
+            out = [data[: data.rfind(b"\n") + 1]]
+        if not copy:
+            for newer in siblings[i + 1:]:   # rotated in and out since our last read
+                try:
+                    fh, _ = open_regular(newer, "log file")
+                except SourceError:
+                    continue
+                with fh:
+                    data = _read(fh, 0, MAX_CHUNK)
+                out.append(data[: data.rfind(b"\n") + 1])
+        return b"".join(out)
     return b""
+
+
+def _fingerprint_ok(fh, position: dict) -> bool:
+    """The bytes before the saved offset are still the saved fingerprint (no position, or
+    none saved: nothing to compare)."""
+    tail_hex = position.get("tail", "")
+    offset = position.get("offset", 0)
+    if not tail_hex or offset < len(tail_hex) // 2:
+        return True
+    want = bytes.fromhex(tail_hex)
+    return _read(fh, offset - len(want), len(want)) == want
+
+
+def _find_fingerprint(fh, tail_hex: str) -> int:
+    """The offset just after the last occurrence of the fingerprint, or -1."""
+    want = bytes.fromhex(tail_hex)
+    size = os.fstat(fh.fileno()).st_size
+    if not want or not size:
+        return -1
+    try:
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            at = m.rfind(want)
+    except (OSError, ValueError):
+        return -1
+    return at + len(want) if at >= 0 else -1
 
 
 def tail(path: str, position, start_at_end: bool = False):
@@ -68,13 +120,16 @@ def tail(path: str, position, start_at_end: bool = False):
     fh, st = open_regular(path, "log file")
     with fh:
         before = b""
+        if position is not None and "offset" not in position and position.get("tail"):
+            found = _find_fingerprint(fh, position["tail"])    # a damaged state: its fingerprint only
+            position = {**position, "offset": found} if found >= 0 else None
         if position is None:
             offset = st.st_size if start_at_end else 0
-        elif position.get("inode") != st.st_ino:
+        elif position.get("inode") != st.st_ino and "inode" in position:
             before = _rest_of_old_file(path, position, copy=False)       # rotated
             offset = 0
-        elif st.st_size < position.get("offset", 0):
-            before = _rest_of_old_file(path, position, copy=True)        # copytruncate / truncated
+        elif st.st_size < position.get("offset", 0) or not _fingerprint_ok(fh, position):
+            before = _rest_of_old_file(path, position, copy=True)        # copytruncate / truncated (and regrown)
             offset = 0
         else:
             offset = position["offset"]

@@ -1,0 +1,145 @@
+"""The TSM collector's state file: the activity-log position and the message counts, saved
+together after each read, so that a restarted exporter neither loses nor recounts a line.
+
+* Ours only: a file is written only if it is absent or is one of ours (``kind``), an old state
+  file of ours (only ``position``, ``counts``, ``unparsed``), or empty. Anything else at that
+  path (a typo of the config path, a copy of /etc/passwd) is refused at start, in
+  ``--check-config`` and before every write: never overwritten.
+* Written whole: a temporary file in the same directory, fsync, rename. The state it replaces
+  is kept as ``FILE.1``: a state damaged outside the exporter (truncated, emptied, wrong types)
+  is taken from there, one read older, whose position and counts belong together; the lines
+  since that position are read again and counted once.
+* Temporary files left by a kill during a write (``.tsm-state-*``) are removed at start.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import logging
+import os
+import re
+import tempfile
+from typing import Optional
+
+log = logging.getLogger("aix_exporter")
+
+KIND = "aix_exporter tsm state"
+OLD_KEYS = {"position", "counts", "unparsed"}
+TEMP_PREFIX = ".tsm-state-"
+MAX_STATE_BYTES = 16 << 20   # a state file holds a position and a few hundred counts
+_OURS_START = re.compile(rb'^\s*\{\s*"(kind|position|counts|unparsed)"')   # the start of one of ours, even cut short
+
+
+def _read(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(MAX_STATE_BYTES + 1)
+    except FileNotFoundError:
+        return None
+
+
+def foreign(path: str) -> Optional[str]:
+    """Why the file at ``path`` must not be written over, or None (absent, or ours, damaged or not)."""
+    if not os.path.lexists(path):
+        return None
+    if not os.path.isfile(path) or os.path.islink(path):
+        return f"{path} exists and is not a regular file"
+    data = _read(path)
+    if data is None or not data.strip() or _OURS_START.match(data):
+        return None
+    return (f"{path} exists and is not an aix_exporter state file (a typo of the path?): it is never "
+            "overwritten; point tsm.state_file at a new path")
+
+
+def _valid(state) -> Optional[str]:
+    """None when ``state`` is a state of ours with every field of its type, else what is wrong."""
+    if not isinstance(state, dict):
+        return "not a JSON object"
+    if state.get("kind", KIND) != KIND or not set(state) - {"kind"} <= OLD_KEYS:
+        return "not a state of ours"
+    pos = state.get("position")
+    if pos is not None:
+        if not isinstance(pos, dict):
+            return "position is not an object"
+        for key, kind in (("inode", int), ("offset", int), ("tail", str), ("mark", str), ("seen", list), ("t", (int, float))):
+            if key in pos and (not isinstance(pos[key], kind) or isinstance(pos[key], bool)):
+                return f"position.{key} has the wrong type"
+        if pos.get("offset", 0) < 0 or not re.fullmatch(r"(?:[0-9a-f]{2})*", pos.get("tail", "")):
+            return "position.offset or position.tail is out of range"
+    counts = state.get("counts", {})
+    if not isinstance(counts, dict) or not all(
+            isinstance(k, str) and ":" in k and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for k, v in counts.items()):
+        return "counts are not message counts"
+    unparsed = state.get("unparsed", 0)
+    if not isinstance(unparsed, int) or isinstance(unparsed, bool) or unparsed < 0:
+        return "unparsed is not a count"
+    return None
+
+
+def _parse(path: str):
+    data = _read(path)
+    if data is None:
+        return None, "absent"
+    try:
+        state = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None, "not valid JSON (cut short or emptied?)"
+    why = _valid(state)
+    return (state, None) if why is None else (None, why)
+
+
+def load(path: str) -> Optional[dict]:
+    """The saved state, from FILE or, when FILE is damaged or missing, from FILE.1; None when
+    neither holds one. A damaged file is logged in one line."""
+    clean_temp(path)
+    state, why = _parse(path)
+    if state is not None:
+        return state
+    previous, _ = _parse(path + ".1")
+    if previous is not None:
+        log.warning("collector=tsm msg=state file %s, resumed from the previous state file=%s error=%s",
+                    "missing" if why == "absent" else "damaged", path, why)
+        return previous
+    if why != "absent":
+        log.warning("collector=tsm msg=state file damaged and no previous state: counting from 0, the log read "
+                    "from where it ends file=%s error=%s", path, why)
+    return None
+
+
+def save(path: str, state: dict) -> None:
+    """Write ``state`` (temp file, fsync, rename), the state it replaces kept as FILE.1."""
+    why = foreign(path)
+    if why is not None:
+        raise OSError(why)
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, mode=0o700, exist_ok=True)   # (the installer makes it; a new path works too)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=TEMP_PREFIX)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"kind": KIND, **state}, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if _parse(path)[0] is not None:   # the state it replaces, when it is a good one
+            os.replace(path, path + ".1")
+        os.replace(tmp, path)
+    except BaseException:
+        try:   # a full disk must not leave one temp file per cycle behind
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def clean_temp(path: str) -> int:
+    """Remove the temporary files of writes killed half way (ours by name, in the state's
+    directory, owned by us). Returns how many."""
+    n = 0
+    for tmp in glob.glob(os.path.join(os.path.dirname(os.path.abspath(path)), TEMP_PREFIX + "*")):
+        try:
+            if os.stat(tmp).st_uid == os.getuid():
+                os.unlink(tmp)
+                n += 1
+        except OSError:
+            pass
+    return n
