@@ -1,10 +1,16 @@
 """Hostile clients against a real exporter: the figures the adversarial tests bound.
 
-    python3 bench/hostile.py
+    python3 bench/hostile.py            # both rounds
+    python3 bench/hostile.py --round 2  # the second round only, beside node_exporter
 
-Prints one row per attack: 6.3 MB of headers (status, RSS growth), 400 slow-header
+Round 1 prints one row per attack: 6.3 MB of headers (status, RSS growth), 400 slow-header
 connections (latency of a normal scrape, thread count), a client announcing a 1e9 s scrape
 timeout (latency of the next normal scrape), basic auth (unknown user vs wrong password).
+Round 2 (issue 28) runs each attack against aix_exporter and, side by side, node_exporter
+(Debian package prometheus-node-exporter) with the same TLS or basic-auth configuration:
+1,030 idle keep-alive connections, a flood of wrong passwords, 3,000 stalled TLS
+handshakes, 1,000 request heads of 960 KB, a reader taking one byte a second, and scrape
+latency on a reused connection against a fresh one.
 """
 import base64
 import http.client
@@ -93,5 +99,240 @@ def main():
         proc.wait(10)
 
 
+# -- round 2: beside node_exporter --------------------------------------------------------
+NODE = "/usr/bin/prometheus-node-exporter"
+
+
+def _rss_peak(pid, until, every=0.1):
+    peak = 0.0
+    while time.time() < until:
+        peak = max(peak, rss_mb(pid))
+        time.sleep(every)
+    return peak
+
+
+def _server(kind, port, web_yml=None):
+    if kind == "aix_exporter":
+        argv = [sys.executable, "-m", "aix_exporter.cli", "--source", "simulate:case-study?at=20000",
+                "--web.listen-address", f"127.0.0.1:{port}", "--log.level", "error"]
+    else:
+        argv = [NODE, "--web.listen-address", f"127.0.0.1:{port}", "--collector.disable-defaults",
+                "--collector.cpu", "--collector.meminfo", "--log.level", "error"]
+    if web_yml:
+        argv += ["--web.config.file", web_yml]
+    proc = start(argv)
+    deadline = time.time() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc
+        except OSError:
+            if time.time() > deadline:
+                raise SystemExit(f"{kind} did not start") from None
+            time.sleep(0.1)
+
+
+def _probe(port, headers=None, tls=None, timeout=10):
+    t0 = time.perf_counter()
+    try:
+        if tls is not None:
+            c = http.client.HTTPSConnection("127.0.0.1", port, context=tls, timeout=timeout)
+        else:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        c.request("GET", "/metrics", headers=headers or {})
+        r = c.getresponse()
+        r.read()
+        c.close()
+        return r.status, time.perf_counter() - t0
+    except (OSError, http.client.HTTPException):
+        return None, time.perf_counter() - t0
+
+
+def keep_alive_exhaustion(kind, port, proc):
+    socks = []
+    for _ in range(1030):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.recv(4096)
+            socks.append(s)
+        except OSError:
+            pass
+    answered = sum(_probe(port)[0] == 200 for _ in range(47))
+    for s in socks:
+        s.close()
+    return f"{answered}/47 probes answered"
+
+
+def password_flood(kind, port, proc, ok):
+    import threading
+    stop = threading.Event()
+
+    def guess(k):
+        i = 0
+        while not stop.is_set():
+            i += 1
+            h = {"Authorization": "Basic " + base64.b64encode(f"prometheus:wrong-{k}-{i}".encode()).decode()}
+            _probe(port, h)
+
+    threads = [threading.Thread(target=guess, args=(k,)) for k in range(200)]
+    for t in threads:
+        t.start()
+    time.sleep(2)
+    lat = [_probe(port, ok, timeout=15) for _ in range(21)]
+    stop.set()
+    for t in threads:
+        t.join()
+    good = sorted(t for st, t in lat if st == 200)
+    p50 = f"{good[len(good) // 2] * 1e3:.0f} ms" if good else "-"
+    return f"{len(good)}/21 legitimate scrapes answered, p50 {p50}"
+
+
+def stalled_handshakes(kind, port, proc, tls):
+    hello = bytes.fromhex("16030100c8010000c40303") + os.urandom(32)
+    socks = []
+    for _ in range(3000):
+        s = socket.socket()
+        s.settimeout(5)
+        try:
+            s.connect(("127.0.0.1", port))
+            s.send(hello)
+        except OSError:
+            pass
+        socks.append(s)
+    peak = _rss_peak(proc.pid, time.time() + 3)
+    fds = len(os.listdir(f"/proc/{proc.pid}/fd"))
+    answered = sum(_probe(port, tls=tls, timeout=15)[0] == 200 for _ in range(5))
+    for s in socks:
+        s.close()
+    time.sleep(2)
+    return f"peak RSS {peak:.0f} MB, {fds} descriptors, {answered}/5 probes answered; {rss_mb(proc.pid):.0f} MB after"
+
+
+def big_heads(kind, port, proc):
+    head = b"GET /metrics HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: %s\r\n" % (i, b"a" * 9590) for i in range(100))
+    socks, peak = [], 0.0
+    for i in range(1000):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.settimeout(5)
+            s.sendall(head)
+            socks.append(s)
+        except OSError:
+            pass
+        if i % 50 == 0:
+            peak = max(peak, rss_mb(proc.pid))
+    peak = max(peak, _rss_peak(proc.pid, time.time() + 2))
+    for s in socks:
+        s.close()
+    time.sleep(2)
+    return f"peak RSS {peak:.0f} MB, {rss_mb(proc.pid):.0f} MB after; scrape after: {_probe(port)[0]}"
+
+
+def _sockets(pid):
+    return sum(1 for fd in os.listdir(f"/proc/{pid}/fd")
+               if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:"))
+
+
+def slow_reader(kind, port, proc):
+    """A client that reads one byte a second: how long the server keeps the connection (its
+    socket descriptors, counted)."""
+    _probe(port)
+    time.sleep(1)
+    base = _sockets(proc.pid)
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    t0 = time.time()
+    s.settimeout(0.5)
+    held, seen = None, False
+    while time.time() - t0 < 120:
+        try:
+            s.recv(1)
+        except OSError:
+            pass
+        time.sleep(0.5)
+        n = _sockets(proc.pid)
+        seen = seen or n > base
+        if seen and n <= base:
+            held = time.time() - t0
+            break
+    s.close()
+    return f"the server let go after {held:.0f} s" if held is not None else "still held after 120 s"
+
+
+def reused_vs_fresh(kind, port, proc):
+    fresh = sorted(_probe(port)[1] for _ in range(21))[10]
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    lat = []
+    for _ in range(21):
+        t0 = time.perf_counter()
+        c.request("GET", "/metrics")
+        c.getresponse().read()
+        lat.append(time.perf_counter() - t0)
+    c.close()
+    return f"p50 {sorted(lat)[10] * 1e3:.1f} ms reused, {fresh * 1e3:.1f} ms fresh"
+
+
+def round2():
+    import resource
+    import ssl
+    import subprocess
+    import tempfile
+    import bcrypt
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
+    d = tempfile.mkdtemp(prefix="aix-exporter-hostile-")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{d}/k.pem", "-out",
+                    f"{d}/c.pem", "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
+    with open(f"{d}/tls.yml", "w") as fh:
+        fh.write(f"tls_server_config:\n  cert_file: {d}/c.pem\n  key_file: {d}/k.pem\n")
+    with open(f"{d}/auth.yml", "w") as fh:
+        fh.write(f"basic_auth_users:\n  prometheus: '{bcrypt.hashpw(b's3cret', bcrypt.gensalt(10)).decode()}'\n")
+    ok = {"Authorization": "Basic " + base64.b64encode(b"prometheus:s3cret").decode()}
+    tls = ssl.create_default_context()
+    tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
+    attacks = [
+        ("1,030 idle keep-alive connections, then 47 probes", None, keep_alive_exhaustion, ()),
+        ("200 clients guessing passwords, 21 legitimate scrapes", f"{d}/auth.yml", password_flood, (ok,)),
+        ("3,000 stalled TLS handshakes", f"{d}/tls.yml", stalled_handshakes, (tls,)),
+        ("1,000 request heads of 960 KB", None, big_heads, ()),
+        ("a reader taking one byte a second", None, slow_reader, ()),
+        ("scrape latency, reused vs fresh connection", None, reused_vs_fresh, ()),
+    ]
+    print("| attack | aix_exporter | node_exporter 1.5 |\n|---|---|---|")
+    for title, web_yml, fn, extra in attacks:
+        row = []
+        for kind in ("aix_exporter", "node_exporter"):
+            if kind == "node_exporter" and not os.path.exists(NODE):
+                row.append("(not installed)")
+                continue
+            port = free_port()
+            proc = _server(kind, port, web_yml)
+            try:
+                if fn is password_flood and _probe(port, ok)[0] != 200:   # (cached before the flood, as Prometheus' is)
+                    pass
+                row.append(fn(kind, port, proc, *extra))
+            finally:
+                proc.terminate()
+                proc.wait(10)
+        print(f"| {title} | {row[0]} | {row[1]} |", flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--attack"]:   # one attack of round 2, both servers: --attack slow_reader
+        for kind in ("aix_exporter", "node_exporter"):
+            port = free_port()
+            proc = _server(kind, port)
+            try:
+                print(kind, globals()[sys.argv[2]](kind, port, proc), flush=True)
+            finally:
+                proc.terminate()
+                proc.wait(10)
+    elif sys.argv[1:] == ["--round", "2"]:
+        round2()
+    else:
+        main()
+        print()
+        round2()

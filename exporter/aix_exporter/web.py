@@ -18,7 +18,8 @@ library) parses the protocol. Configured like node_exporter and exporter-toolkit
   ``write_timeout`` seconds, else the connection is dropped;
 * a failed basic-auth check (401) closes the connection; credentials checked before are
   answered from memory on the event loop; at most ``AUTH_QUEUE`` bcrypt checks wait, more
-  are answered 503 at once;
+  are answered 503 after ``AUTH_SHED_DELAY`` seconds (no work meanwhile: guessing clients are
+  slowed down, not served faster);
 * HTTP/1.1 keep-alive, IPv4 and IPv6 listen addresses (``:10990`` listens on both);
 * at the file-descriptor limit asyncio stops accepting for a second and logs it, instead of
   spinning;
@@ -86,8 +87,10 @@ MARGIN = 0.5
 MAX_SCRAPE_TIMEOUT = 60.0
 MAX_HEADER_BYTES = 1 << 20
 MAX_TOTAL_HEAD_BYTES = 32 << 20   # request heads being received, all connections together
-AUTH_QUEUE = 4                     # bcrypt checks waiting at most; more are answered 503
-MAX_HANDSHAKES = 512               # TLS handshakes in progress at most; a new one ends the oldest
+AUTH_QUEUE = 4                     # bcrypt checks waiting at most; more are answered 503 ...
+AUTH_SHED_DELAY = 1.0              # ... after this many seconds
+MAX_HANDSHAKES = 512               # TLS handshakes in progress at most; a new one ends the oldest ...
+HANDSHAKE_GRACE = 2.0              # ... once that is this many seconds old (a real client needs milliseconds)
 SERVER = f"aix_exporter/{__version__}".encode()
 
 
@@ -172,7 +175,7 @@ class Server:
         self._head_bytes = 0                  # bytes of request heads being received, all connections
         self._connections: set = set()        # transports, from accept (before any TLS handshake)
         self._idle: dict = {}                 # transport -> None, in the order they went idle
-        self._handshaking: dict = {}          # transport -> None, TLS handshakes in progress, oldest first
+        self._handshaking: dict = {}          # transport -> start, TLS handshakes in progress, oldest first
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._stopping: Optional[asyncio.Event] = None
         self._started = threading.Event()
@@ -288,11 +291,15 @@ class Server:
         transport = writer.transport
         ssl_ctx = self.web_config.ssl_context
         if ssl_ctx is not None:
-            if len(self._handshaking) >= MAX_HANDSHAKES:   # the oldest stalled handshake makes room
-                oldest = next(iter(self._handshaking))
-                self._handshaking.pop(oldest, None)
+            if len(self._handshaking) >= MAX_HANDSHAKES:
+                oldest, since = next(iter(self._handshaking.items()))
+                if time.monotonic() - since < HANDSHAKE_GRACE:   # all young: this one waits its turn
+                    self._release(transport)
+                    transport.abort()
+                    return
+                self._handshaking.pop(oldest, None)              # the oldest stalled handshake makes room
                 oldest.abort()
-            self._handshaking[transport] = None
+            self._handshaking[transport] = time.monotonic()
             try:
                 writer = await _start_tls(writer, reader, ssl_ctx, self.header_timeout)
             except (ConnectionError, OSError, asyncio.TimeoutError, ssl.SSLError):
@@ -316,18 +323,13 @@ class Server:
                     if first or conn.their_state is not h11.IDLE:
                         await self._error(conn, writer, 408, b"request head not received in time\n")
                     return
-                except h11.RemoteProtocolError as e:
-                    status = e.error_status_hint or 400
-                    body = b"request header fields too large\n" if status == 431 else b"bad request\n"
-                    await self._error(conn, writer, status, body)
-                    return
-                except _HeadBudget:
-                    await self._error(conn, writer, 503, b"too many request heads in progress\n")
-                    return
                 finally:
                     self._idle.pop(transport, None)
                     self._head_bytes -= received[0]
                     received[0] = 0
+                if isinstance(event, _Refused):
+                    await self._error(conn, writer, event.status, event.body)
+                    return
                 if isinstance(event, h11.ConnectionClosed):
                     return
                 if not isinstance(event, h11.Request):
@@ -364,17 +366,24 @@ class Server:
                 writer.close()
 
     async def _next_event(self, conn, reader, received=None):
-        """The next h11 event; with ``received``, the bytes read count against the budget of
-        request heads of all connections together (MAX_TOTAL_HEAD_BYTES)."""
+        """The next h11 event, or _Refused for a request that gets an error and a close (a
+        head that is malformed or too large; with ``received``, head bytes past the budget of
+        all connections together, MAX_TOTAL_HEAD_BYTES). Returned, not raised: an exception
+        through wait_for makes a reference cycle that keeps this connection's buffers (up to
+        1 MB) until the garbage collector's next full pass (1,000 large heads kept 300 MB)."""
         while True:
-            event = conn.next_event()
+            try:
+                event = conn.next_event()
+            except h11.RemoteProtocolError as e:
+                status = e.error_status_hint or 400
+                return _Refused(status, b"request header fields too large\n" if status == 431 else b"bad request\n")
             if event is h11.NEED_DATA:
                 data = await reader.read(65536)
                 if received is not None:
                     received[0] += len(data)
                     self._head_bytes += len(data)
                     if self._head_bytes > MAX_TOTAL_HEAD_BYTES:
-                        raise _HeadBudget()
+                        return _Refused(503, b"too many request heads in progress\n")
                 conn.receive_data(data)   # b"" means the peer closed
                 continue
             return event
@@ -384,7 +393,9 @@ class Server:
         while True:
             try:
                 event = await asyncio.wait_for(self._next_event(conn, reader), self.header_timeout)
-            except (asyncio.TimeoutError, h11.RemoteProtocolError):
+            except asyncio.TimeoutError:
+                return False
+            if isinstance(event, _Refused):
                 return False
             if isinstance(event, h11.EndOfMessage):
                 return True
@@ -420,6 +431,9 @@ class Server:
             ok = self.web_config.known(authorization)   # checked before: answered here, no queue
             if ok is None:
                 if self._auth_waiting >= AUTH_QUEUE:
+                    # answered after a pause that costs nothing (a sleeping coroutine): a client
+                    # guessing passwords is slowed to one try a second instead of spinning
+                    await asyncio.sleep(AUTH_SHED_DELAY)
                     return 503, text, b"too many password checks waiting\n", [(b"Retry-After", b"1")]
                 self._auth_waiting += 1
                 try:
@@ -448,8 +462,12 @@ class Server:
         return 404, text, b"not found\n", []
 
 
-class _HeadBudget(Exception):
-    """The request heads being received exceed MAX_TOTAL_HEAD_BYTES together."""
+class _Refused:
+    """A request answered with an error status, then the connection closed."""
+    __slots__ = ("status", "body")
+
+    def __init__(self, status: int, body: bytes):
+        self.status, self.body = status, body
 
 
 class _Accepted(asyncio.StreamReaderProtocol):
