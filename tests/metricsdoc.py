@@ -34,6 +34,10 @@ def emitted(sources) -> dict:
                     entry[1].update(smp.labels)
     from aix_exporter.collectors.cpu import CpuCollector   # system-only: listed from its declaration
     out["aix_cpu_seconds_total"] = ["counter", {"mode"}, "CPU time spent in each mode since boot (psutil).", CpuCollector.name]
+    from aix_exporter.exporter import cost_families   # a command's costs: samples only once a command ran
+    for fam in cost_families():
+        if fam.name.startswith("aix_exporter_command_"):
+            out[fam.name + "_total"] = [fam.type, {"command"}, fam.documentation, "self"]
     return out
 
 

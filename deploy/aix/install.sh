@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install, upgrade or remove aix_exporter on AIX as an SRC subsystem (or an inittab entry).
 #
-#   install.sh [-u USER] [-p PREFIX] [-c CONFIG] [-l LOG] [-w WHEEL] [-i] [-n]      install or upgrade
+#   install.sh [-u USER] [-p PREFIX] [-c CONFIG] [-l LOG] [-s STATEDIR] [-L LISTEN] [-W WEBCONFIG]
+#              [-w WHEEL] [-i] [-n]                                                     install or upgrade
 #   install.sh -r [-n]                                                                remove
 #
 #   -u USER    run as USER (default aixexp; created if missing). 'root' runs as root, which the
@@ -9,6 +10,8 @@
 #   -p PREFIX  Python virtual environment (default /opt/aix_exporter)
 #   -c CONFIG  configuration file (default /etc/aix_exporter.yml, created from the example)
 #   -l LOG     log file (default /var/log/aix_exporter.log)
+#   -s STATEDIR, -L LISTEN, -W WEBCONFIG: as src-setup.sh (state directory, listen address, web
+#              configuration file; the last two kept across upgrades in /etc/aix_exporter.args)
 #   -w WHEEL   the aix_exporter wheel or source directory to install (default: this checkout)
 #   -i         inittab entry instead of SRC (always runs as root)
 #   -r         remove: stop, delete the SRC subsystem / inittab entry and the role
@@ -30,24 +33,28 @@ MODE=src
 ACTION=install
 DRY=0
 PYTHON=/opt/freeware/bin/python3
+PASS=""
 
-while getopts "u:p:c:l:w:irn" opt; do
+while getopts "u:p:c:l:s:L:W:w:irn" opt; do
     case $opt in
         u) USER_NAME=$OPTARG ;;
         p) PREFIX=$OPTARG ;;
         c) CONFIG=$OPTARG ;;
         l) LOG=$OPTARG ;;
+        s|L|W) case $OPTARG in *[[:space:]]*) echo "install.sh: '$OPTARG' contains a blank" >&2; exit 2 ;; esac
+               PASS="$PASS -$opt $OPTARG" ;;
         w) WHEEL=$OPTARG ;;
         i) MODE=inittab ;;
         r) ACTION=remove ;;
         n) DRY=1 ;;
-        *) sed -n '2,22p' "$0"; exit 2 ;;
+        *) sed -n '2,25p' "$0"; exit 2 ;;
     esac
 done
 
 case $USER_NAME in *[!A-Za-z0-9_]*|'') echo "install.sh: bad user name '$USER_NAME'" >&2; exit 2 ;; esac
-for p in "$PREFIX" "$CONFIG" "$LOG"; do
+for p in "$PREFIX" "$CONFIG" "$LOG" "$WHEEL"; do
     case $p in /*) ;; *) echo "install.sh: '$p' must be an absolute path" >&2; exit 2 ;; esac
+    case $p in *[[:space:]]*) echo "install.sh: '$p' contains a blank: SRC and inittab would split it" >&2; exit 2 ;; esac
 done
 
 run() {
@@ -74,4 +81,4 @@ run "$PREFIX/bin/python3" -m pip install --upgrade "$WHEEL"
 inittab=""
 [ "$MODE" = inittab ] && inittab=-i
 exec sh "$HERE/src-setup.sh" install -x "$PREFIX/bin/aix-exporter" -u "$USER_NAME" -c "$CONFIG" \
-    -e "$HERE/aix_exporter.yml" -l "$LOG" $inittab $dry
+    -e "$HERE/aix_exporter.yml" -l "$LOG" $PASS $inittab $dry

@@ -3,7 +3,8 @@
 # deploy/aix/install.sh (pip into a virtual environment), the RPM's %post/%preun/%postun and
 # `python3 aix_exporter.pyz install`. Written once here; the callers only say where things are.
 #
-#   src-setup.sh install -x LAUNCHER [-u USER] [-c CONFIG] [-e EXAMPLE] [-l LOG] [-i] [-n]
+#   src-setup.sh install -x LAUNCHER [-u USER] [-c CONFIG] [-e EXAMPLE] [-l LOG] [-s STATEDIR]
+#                        [-L LISTEN] [-W WEBCONFIG] [-i] [-n]
 #   src-setup.sh restart [-n]          restart a defined subsystem (after an upgrade)
 #   src-setup.sh remove [-n]           stop, delete the SRC subsystem / inittab entry and the role
 #
@@ -13,10 +14,18 @@
 #   -c CONFIG    configuration file (default /etc/aix_exporter.yml)
 #   -e EXAMPLE   copy EXAMPLE to CONFIG when CONFIG does not exist yet (never over an edited one)
 #   -l LOG       log file (default /var/log/aix_exporter.log)
+#   -s STATEDIR  the service user's own directory, mode 0700 (default /var/lib/aix_exporter):
+#                the example configuration keeps tsm.state_file there
+#   -L LISTEN    listen address (default :10990), kept in ARGS (CONFIG with .args for .yml)
+#   -W WEBCONFIG web configuration file (TLS, basic auth), kept in ARGS too
 #   -i           inittab entry instead of SRC (always runs as root)
 #   -n           dry run: print the commands instead of running them
 #
-# install stops a running copy first, so running it again is the upgrade.
+# The service runs `LAUNCHER @ARGS`: ARGS holds the exporter's flags, one a line. It is written
+# at the first install and when -L or -W is given, and kept as it is otherwise, so an upgrade
+# keeps the listen address and the web configuration. install stops a running copy first,
+# changes a defined subsystem in place (chssys; mkssys only when it is missing) and starts it:
+# running it again is the upgrade, with one restart. Paths may not contain blanks.
 set -eu
 
 SUBSYS=aix_exporter
@@ -25,6 +34,9 @@ USER_NAME=aixexp
 CONFIG=/etc/aix_exporter.yml
 EXAMPLE=
 LOG=/var/log/aix_exporter.log
+STATEDIR=/var/lib/aix_exporter
+LISTEN=
+WEBCONFIG=
 LAUNCHER=
 MODE=src
 DRY=0
@@ -33,23 +45,30 @@ DRY=0
 PRIV_CMDS="/usr/bin/iostat /usr/bin/svmon /usr/bin/vmstat /usr/sbin/vmo"
 
 ACTION=${1:-}
-case $ACTION in install|restart|remove) shift ;; *) sed -n '2,19p' "$0" >&2; exit 2 ;; esac
-while getopts "x:u:c:e:l:in" opt; do
+case $ACTION in install|restart|remove) shift ;; *) sed -n '2,31p' "$0" >&2; exit 2 ;; esac
+while getopts "x:u:c:e:l:s:L:W:in" opt; do
     case $opt in
         x) LAUNCHER=$OPTARG ;;
         u) USER_NAME=$OPTARG ;;
         c) CONFIG=$OPTARG ;;
         e) EXAMPLE=$OPTARG ;;
         l) LOG=$OPTARG ;;
+        s) STATEDIR=$OPTARG ;;
+        L) LISTEN=$OPTARG ;;
+        W) WEBCONFIG=$OPTARG ;;
         i) MODE=inittab ;;
         n) DRY=1 ;;
-        *) sed -n '2,19p' "$0" >&2; exit 2 ;;
+        *) sed -n '2,31p' "$0" >&2; exit 2 ;;
     esac
 done
 
 case $USER_NAME in *[!A-Za-z0-9_]*|'') echo "src-setup.sh: bad user name '$USER_NAME'" >&2; exit 2 ;; esac
-for p in "$CONFIG" "$LOG"; do
+ARGS=${CONFIG%.yml}.args
+for p in "$CONFIG" "$LOG" "$STATEDIR" ${WEBCONFIG:+"$WEBCONFIG"}; do
     case $p in /*) ;; *) echo "src-setup.sh: '$p' must be an absolute path" >&2; exit 2 ;; esac
+done
+for p in "$CONFIG" "$LOG" "$STATEDIR" "$LAUNCHER" "$LISTEN" "$WEBCONFIG" "$EXAMPLE"; do
+    case $p in *[[:space:]]*) echo "src-setup.sh: '$p' contains a blank: SRC and inittab would split it" >&2; exit 2 ;; esac
 done
 if [ "$ACTION" = install ]; then
     case $LAUNCHER in /*) ;; *) echo "src-setup.sh: install needs -x LAUNCHER, an absolute path" >&2; exit 2 ;; esac
@@ -65,9 +84,32 @@ run() {
     fi
 }
 
-# The exporter's arguments, as SRC passes them (mkssys -a).
+# The exporter's arguments, as SRC passes them (mkssys -a): its flags are in ARGS.
 exporter_args() {
-    printf '%s' "--config.file=$CONFIG --web.listen-address=:10990"
+    printf '%s' "@$ARGS"
+}
+
+# ARGS, the exporter's flags: written at the first install or when -L / -W say so, else kept
+write_args() {
+    if [ -f "$ARGS" ] && [ -z "$LISTEN$WEBCONFIG" ]; then
+        echo "keeping $ARGS"
+        return
+    fi
+    if [ -f "$ARGS" ]; then   # keep what is not given again
+        [ -n "$LISTEN" ] || LISTEN=$(sed -n 's/^--web.listen-address=//p' "$ARGS")
+        [ -n "$WEBCONFIG" ] || WEBCONFIG=$(sed -n 's/^--web.config.file=//p' "$ARGS")
+    fi
+    if [ "$DRY" = 1 ]; then
+        echo "+ write $ARGS: --config.file=$CONFIG --web.listen-address=${LISTEN:-:10990}${WEBCONFIG:+ --web.config.file=$WEBCONFIG}"
+        return
+    fi
+    {
+        echo "--config.file=$CONFIG"
+        echo "--web.listen-address=${LISTEN:-:10990}"
+        [ -z "$WEBCONFIG" ] || echo "--web.config.file=$WEBCONFIG"
+    } >"$ARGS.new"
+    chmod 644 "$ARGS.new"
+    mv "$ARGS.new" "$ARGS"
 }
 
 remove() {
@@ -82,7 +124,7 @@ remove() {
         run rmrole "$ROLE"
         run setkst -t role
     fi
-    echo "removed $SUBSYS ($CONFIG and $LOG are kept)"
+    echo "removed $SUBSYS ($CONFIG, $ARGS, $LOG, $STATEDIR and the user $USER_NAME are kept)"
 }
 
 restart() {
@@ -96,9 +138,12 @@ install() {
     # stop a running copy first: installing again is the upgrade
     if lssrc -s "$SUBSYS" 2>/dev/null | grep -q active; then run stopsrc -s "$SUBSYS"; fi
     if [ -n "$EXAMPLE" ] && [ ! -f "$CONFIG" ]; then run cp "$EXAMPLE" "$CONFIG"; fi
-    run "$LAUNCHER" --config.file="$CONFIG" --check-config
+    write_args
+    run "$LAUNCHER" "@$ARGS" --check-config
     run touch "$LOG"
-    if [ "$MODE" = inittab ]; then
+    if [ "$MODE" = inittab ]; then   # (runs as root: the state directory is root's)
+        run mkdir -p "$STATEDIR"
+        run chmod 700 "$STATEDIR"
         lsitab aixexp >/dev/null 2>&1 && run rmitab aixexp
         run mkitab "aixexp:2:respawn:$LAUNCHER $(exporter_args) >>$LOG 2>&1"
         run telinit q
@@ -111,6 +156,12 @@ install() {
         # RBAC: a role with the access authorisations that the system itself requires for the
         # commands the exporter runs, so nothing is guessed here.
         auths=$(lssecattr -c -a accessauths $PRIV_CMDS 2>/dev/null | sed -n 's/.*accessauths=//p' | tr '\n' ',' | sed 's/,$//')
+        if [ -z "$auths" ] && [ "$DRY" = 1 ]; then
+            # off AIX (or without the commands' security attributes) the dry run still shows the
+            # RBAC steps, with what lssecattr finds on AIX in place of the authorisations
+            echo "# on AIX: the authorisations of: lssecattr -c -a accessauths $PRIV_CMDS"
+            auths="<accessauths of $PRIV_CMDS>"
+        fi
         if [ -n "$auths" ]; then
             lsrole "$ROLE" >/dev/null 2>&1 || run mkrole authorizations="$auths" dfltmsg="aix_exporter" "$ROLE"
             run chuser roles="$ROLE" default_roles="$ROLE" "$USER_NAME"
@@ -119,11 +170,20 @@ install() {
         run chown "$USER_NAME" "$LOG"
         uid=$(id -u "$USER_NAME" 2>/dev/null || echo "$USER_NAME")
     fi
-    lssrc -s "$SUBSYS" >/dev/null 2>&1 && run rmssys -s "$SUBSYS"
+    # the service user's own directory (tsm.state_file): without it the TSM collector fails
+    # every cycle as an unprivileged user and ANR0358E is never exported
+    run mkdir -p "$STATEDIR"
+    run chown "$USER_NAME" "$STATEDIR"
+    run chmod 700 "$STATEDIR"
     # SRC: signals for a clean stop (-S -n 15 -f 9), restart on abnormal exit (-R),
-    # one instance (-Q), output to the log file.
-    run mkssys -s "$SUBSYS" -p "$LAUNCHER" -a "$(exporter_args)" -u "$uid" \
-        -S -n 15 -f 9 -R -Q -i /dev/null -o "$LOG" -e "$LOG" -G monitoring
+    # one instance (-Q), output to the log file. Changed in place when defined (chssys keeps
+    # what mkssys set and the admin's other changes), created only when missing.
+    if lssrc -s "$SUBSYS" >/dev/null 2>&1; then
+        run chssys -s "$SUBSYS" -p "$LAUNCHER" -a "$(exporter_args)" -u "$uid" -o "$LOG" -e "$LOG"
+    else
+        run mkssys -s "$SUBSYS" -p "$LAUNCHER" -a "$(exporter_args)" -u "$uid" \
+            -S -n 15 -f 9 -R -Q -i /dev/null -o "$LOG" -e "$LOG" -G monitoring
+    fi
     run startsrc -s "$SUBSYS"
     echo "aix_exporter runs as SRC subsystem '$SUBSYS' (lssrc -s $SUBSYS); log $LOG"
 }

@@ -48,7 +48,7 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="aix-exporter", description="Prometheus exporter for IBM AIX.",
-        formatter_class=_HelpFormatter,
+        formatter_class=_HelpFormatter, fromfile_prefix_chars="@",
         epilog="subcommands:\n"
                "  aix-exporter simulate --scenario S (--out DIR | --openmetrics FILE)\n"
                "                        a replay directory or an OpenMetrics history from the simulator\n"
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
                         format="ts=%(asctime)s level=%(levelname)s %(message)s")
     from . import webconfig
     try:
-        settings = load(args.config)
+        settings = load(args.config, check_files=args.check_config)
         web_config = webconfig.load(args.web_config)
     except ConfigError as e:
         lines = str(e).splitlines()

@@ -179,6 +179,9 @@ def problems(s: Settings) -> list:
         if s.tsm.actlog_file:
             add("tsm.dsmadmc", "tsm.actlog_file and tsm.dsmadmc are both set: the activity log comes from one of "
                                "them (a log file, or a dsmadmc query)")
+        if any(isinstance(a, str) and _PASSWORD_OPTION.match(a) for a in s.tsm.dsmadmc or []):
+            add("tsm.dsmadmc", "a password on the command line (every user sees it in ps): use tsm.admin_id and "
+                               "tsm.password_file, which go to dsmadmc on standard input")
     if s.tsm.admin_id is not None and (not isinstance(s.tsm.admin_id, str) or not _COMMAND_RE.match(s.tsm.admin_id)):
         add("tsm.admin_id", f"{s.tsm.admin_id!r} is not an administrator name ([A-Za-z0-9_.+-]+)")
     if bool(s.tsm.admin_id) != bool(s.tsm.password_file):
@@ -225,9 +228,47 @@ def _marks(node, path: str = "", out: Optional[dict] = None) -> dict:
     return out
 
 
-def load(path: Optional[str]) -> Settings:
+# dsmadmc's -PAssword= in any abbreviation from -pa (a password on a command line: ps shows it)
+_PASSWORD_OPTION = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=", re.IGNORECASE)
+
+
+def file_problems(s: Settings) -> list:
+    """[(key path, message)] of what will make a collector fail at once on this machine, as
+    this user: files and directories that are missing or unreadable, a password file others
+    can read, features that need root. --check-config reports them (the installers run it)."""
+    out: list = []
+    tsm, sp = s.tsm, s.splat
+    if tsm.actlog_file:
+        if not os.path.isfile(tsm.actlog_file):
+            out.append(("tsm.actlog_file", f"{tsm.actlog_file}: no such file"))
+        elif not os.access(tsm.actlog_file, os.R_OK):
+            out.append(("tsm.actlog_file", f"{tsm.actlog_file}: not readable by this user (uid {os.geteuid()})"))
+    if tsm.password_file:
+        try:
+            st = os.stat(tsm.password_file)
+        except OSError as e:
+            out.append(("tsm.password_file", f"{tsm.password_file}: {e.strerror}"))
+        else:
+            if st.st_mode & 0o077:
+                out.append(("tsm.password_file", f"{tsm.password_file}: readable by others (mode "
+                                                 f"{st.st_mode & 0o777:o}); chmod 600 it"))
+            elif not os.access(tsm.password_file, os.R_OK):
+                out.append(("tsm.password_file", f"{tsm.password_file}: not readable by this user (uid {os.geteuid()})"))
+    if sp.report_dir:
+        if not os.path.isdir(sp.report_dir):
+            out.append(("splat.report_dir", f"{sp.report_dir}: no such directory"))
+        elif not os.access(sp.report_dir, os.R_OK | os.X_OK):
+            out.append(("splat.report_dir", f"{sp.report_dir}: not readable by this user (uid {os.geteuid()})"))
+    if sp.enabled_trace and os.geteuid() != 0:
+        out.append(("splat.enabled_trace", f"the trace window needs root (trace, trcrpt, splat); this user is uid "
+                                           f"{os.geteuid()}: run as root, or use splat.report_dir"))
+    return out
+
+
+def load(path: Optional[str], check_files: bool = False) -> Settings:
     """Settings from the YAML file; a ConfigError listing every problem at once, each line
-    ``FILE:LINE:COLUMN: key.path: message`` where the file says where."""
+    ``FILE:LINE:COLUMN: key.path: message`` where the file says where. ``check_files``
+    (--check-config): also what will fail at once on this machine (file_problems)."""
     if not path:
         return Settings()
     try:
@@ -251,6 +292,8 @@ def load(path: Optional[str]) -> Settings:
     errors: list = []
     settings = _build(Settings, data, "", errors)
     errors += problems(settings)
+    if check_files and not errors:
+        errors += file_problems(settings)
     if errors:
         def locate(where):
             line_col = marks.get(where)

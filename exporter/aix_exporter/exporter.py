@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import copy
 import logging
+import resource
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Optional
 
-from prometheus_client.core import CollectorRegistry, GaugeMetricFamily
+from prometheus_client.core import CollectorRegistry, CounterMetricFamily, GaugeMetricFamily
 
 from . import __version__
 from .commands import COMMANDS
@@ -223,7 +224,7 @@ class Exporter:
                                    "(captured output) or simulate:SCENARIO (the simulator, not a real LPAR).",
                                    labels=["source"])
         source.add_metric([getattr(self.source, "name", "unknown")], 1.0)
-        return _merge(out) + [success, duration, last, build, source]
+        return _merge(out) + [success, duration, last, build, source] + cost_families()
 
     def registry(self, cut_off: frozenset = frozenset()) -> CollectorRegistry:
         """A registry serving the current results (collection is scrape()'s job)."""
@@ -236,6 +237,30 @@ class Exporter:
         reg = CollectorRegistry(auto_describe=False)
         reg.register(_Bridge())
         return reg
+
+
+def cost_families() -> list:
+    """What the exporter costs the LPAR: each command's own CPU time and wall time (measured
+    from the child with wait4, since start), and the exporter's own CPU time and peak memory."""
+    from .sources.system import command_costs
+    cpu = CounterMetricFamily("aix_exporter_command_cpu_seconds", "CPU time (user + system) of the command's own "
+                              "process, over every run since the exporter started.", labels=["command"])
+    wall = CounterMetricFamily("aix_exporter_command_duration_seconds", "Wall time of the command's runs since the "
+                               "exporter started.", labels=["command"])
+    runs = CounterMetricFamily("aix_exporter_command_runs", "Runs of the command since the exporter started.",
+                               labels=["command"])
+    for name, (c, w, n) in sorted(command_costs().items()):
+        cpu.add_metric([name], c)
+        wall.add_metric([name], w)
+        runs.add_metric([name], n)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    own = CounterMetricFamily("aix_exporter_cpu_seconds", "CPU time (user + system) of the exporter process "
+                              "itself since it started (its commands not included).")
+    own.add_metric([], usage.ru_utime + usage.ru_stime)
+    peak = GaugeMetricFamily("aix_exporter_max_resident_memory_bytes", "Peak resident memory of the exporter "
+                             "process since it started.")
+    peak.add_metric([], usage.ru_maxrss * 1024.0)   # (kilobytes on Linux and AIX)
+    return [cpu, wall, runs, own, peak]
 
 
 def _merge(families: list) -> list:

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import ROOT, need
 
 AIX = ROOT / "deploy" / "aix"
-STANDINS = ("lssrc", "mkssys", "rmssys", "startsrc", "stopsrc", "mkitab", "rmitab", "lsitab", "telinit", "lsuser",
+STANDINS = ("lssrc", "mkssys", "chssys", "rmssys", "startsrc", "stopsrc", "mkitab", "rmitab", "lsitab", "telinit", "lsuser",
             "mkuser", "chuser", "lsrole", "mkrole", "rmrole", "setkst", "lssecattr", "chown")
 
 
@@ -71,7 +71,7 @@ def test_rpm_scripts_create_restart_and_remove_the_subsystem_with_the_shared_scr
             parts[current] = []
         elif current:
             parts[current].append(line)
-    assert set(parts) == {"postinstall", "preuninstall", "postuninstall"}
+    assert set(parts) == {"postinstall", "preuninstall"}   # (no %postun: an upgrade restarts once, in %post)
     setup = "/opt/aix_exporter/share/src-setup.sh"
     assert f"/bin/sh {setup} install -x /opt/aix_exporter/bin/aix-exporter" in parts["postinstall"]
     # the scriptlets run against the packaged script (paths moved into a scratch tree) and stand-ins
@@ -80,9 +80,7 @@ def test_rpm_scripts_create_restart_and_remove_the_subsystem_with_the_shared_scr
     calls = tmp_path / "calls"
     bin_ = standins(tmp_path, calls, active=True)
     for name, arg, expected in (("preuninstall", "0", [["stopsrc", "-s", "aix_exporter"], ["rmssys", "-s", "aix_exporter"]]),
-                                ("preuninstall", "1", []),
-                                ("postuninstall", "1", [["stopsrc", "-s", "aix_exporter"], ["startsrc", "-s", "aix_exporter"]]),
-                                ("postuninstall", "0", [])):
+                                ("preuninstall", "1", [])):
         calls.write_text("")
         text = "\n".join(parts[name]).replace("/opt/aix_exporter", str(root / "opt" / "aix_exporter"))
         r = subprocess.run(["/bin/sh", "-c", text, name, arg], capture_output=True, text=True,
@@ -178,27 +176,42 @@ def test_pyz_install_sets_up_the_src_subsystem_with_stand_in_commands(dist, bare
     config.parent.mkdir()
     log.parent.mkdir()
     env = {"PATH": f"{bin_}:/usr/bin:/bin", "LC_ALL": "C"}
+    state = tmp_path / "state"
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-p", str(prefix), "-u", "root", "-c", str(config),
-                        "-l", str(log)], capture_output=True, text=True, env=env, timeout=120)
+                        "-l", str(log), "-s", str(state), "-L", "127.0.0.1:10990"], capture_output=True, text=True,
+                       env=env, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     launcher = prefix / "bin" / "aix-exporter"
+    args = config.parent / "aix_exporter.args"
+    assert args.read_text() == f"--config.file={config}\n--web.listen-address=127.0.0.1:10990\n"
+    assert state.is_dir() and oct(state.stat().st_mode & 0o777) == "0o700"
     assert (prefix / "aix_exporter.pyz").read_bytes() == dist["pyz"].read_bytes()
     assert config.read_text() == (AIX / "aix_exporter.yml").read_text() and log.exists()
     got = [c.split("\t") for c in calls.read_text().splitlines()]
-    mk = [c for c in got if c[0] == "mkssys"]
-    assert mk == [["mkssys", "-s", "aix_exporter", "-p", str(launcher), "-a",
-                   f"--config.file={config} --web.listen-address=:10990", "-u", "0", "-S", "-n", "15", "-f", "9", "-R",
-                   "-Q", "-i", "/dev/null", "-o", str(log), "-e", str(log), "-G", "monitoring"]]
-    assert got.index(mk[0]) < got.index(["startsrc", "-s", "aix_exporter"])
-    assert ["rmssys", "-s", "aix_exporter"] in got   # the defined subsystem is replaced: the upgrade path
+    ch = [c for c in got if c[0] in ("mkssys", "chssys")]
+    # the stand-in lssrc answers as for a defined subsystem: changed in place, never removed
+    assert ch == [["chssys", "-s", "aix_exporter", "-p", str(launcher), "-a", f"@{args}", "-u", "0",
+                   "-o", str(log), "-e", str(log)]]
+    assert got.index(ch[0]) < got.index(["startsrc", "-s", "aix_exporter"])
+    assert ["rmssys", "-s", "aix_exporter"] not in got
+    assert got.count(["startsrc", "-s", "aix_exporter"]) == 1
     # the launcher runs the installed bundle (the install ran its --check-config already)
     r = subprocess.run([str(launcher), "--version"], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == f"aix_exporter {dist['version']}"
-    # an edited configuration is never overwritten by installing again
+    # an edited configuration and the flags set at install are never overwritten by installing again
     config.write_text(config.read_text() + "\n# edited\n")
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-p", str(prefix), "-u", "root", "-c", str(config),
-                        "-l", str(log)], capture_output=True, text=True, env=env, timeout=120)
+                        "-l", str(log), "-s", str(state)], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0 and config.read_text().endswith("# edited\n")
+    assert args.read_text() == f"--config.file={config}\n--web.listen-address=127.0.0.1:10990\n"
+    web = tmp_path / "web.yml"
+    web.write_text("")
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-p", str(prefix), "-u", "root", "-c", str(config),
+                        "-l", str(log), "-s", str(state), "-W", str(web)], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert args.read_text() == (f"--config.file={config}\n--web.listen-address=127.0.0.1:10990\n"
+                                f"--web.config.file={web}\n")
     calls.write_text("")
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-r"], capture_output=True, text=True, env=env,
                        timeout=60)
@@ -211,6 +224,16 @@ def test_pyz_install_refuses_a_relative_path(dist, bare_python):
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-n", "-p", "opt"], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 2 and "must be an absolute path" in r.stderr
+
+
+@pytest.mark.parametrize("flag", ["-p", "-c", "-l", "-s", "-W"])
+def test_installers_refuse_paths_with_blanks(dist, bare_python, flag):
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-n", flag, "/opt/my exporter"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "'/opt/my exporter' contains a blank: SRC and inittab would split it" in r.stderr
+    r = subprocess.run(["sh", str(AIX / "src-setup.sh"), "install", "-n", "-x", "/opt/x/bin/aix-exporter",
+                        "-l", "/var/log/my log"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "'/var/log/my log' contains a blank" in r.stderr
 
 
 def test_sbom_lists_every_bundled_component_and_validates(dist):

@@ -117,3 +117,54 @@ def test_help_lists_subcommands_and_collector_flags():
     assert "aix-exporter simulate" in r.stdout
     for name in ("vmstat", "memory", "process", "splat", "tsm"):
         assert f"--collector.{name}" in r.stdout and f"--no-collector.{name}" in r.stdout, name
+
+
+def _check(tmp_path, text):
+    import subprocess
+    import sys
+    from tests.e2e.helpers import env
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(text)
+    return subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--config.file", str(cfg), "--check-config"],
+                          capture_output=True, text=True, env=env(), timeout=60), cfg
+
+
+def test_check_config_reports_what_fails_at_once(tmp_path):
+    """Issue 29: configs that passed --check-config and then failed every cycle. Each is refused,
+    with the key's line."""
+    pw = tmp_path / "tsm.pw"
+    pw.write_text("secret\n")
+    pw.chmod(0o644)
+    cases = [
+        (f"tsm:\n  actlog_file: {tmp_path}/missing.log\n", 2, f"{tmp_path}/missing.log: no such file"),
+        (f"tsm:\n  admin_id: monitor\n  password_file: {tmp_path}/missing.pw\n", 3,
+         f"{tmp_path}/missing.pw: No such file or directory"),
+        (f"tsm:\n  admin_id: monitor\n  password_file: {pw}\n", 3,
+         f"{pw}: readable by others (mode 644); chmod 600 it"),
+        (f"splat:\n  report_dir: {tmp_path}/nodir\n", 2, f"{tmp_path}/nodir: no such directory"),
+        ("tsm:\n  dsmadmc: [/usr/bin/dsmadmc, -id=monitor, -pa=secret, q actlog]\n", 2,
+         "a password on the command line (every user sees it in ps)"),
+        ("tsm:\n  dsmadmc: [/usr/bin/dsmadmc, -id=monitor, -PASSWO=secret, q actlog]\n", 2,
+         "a password on the command line (every user sees it in ps)"),
+    ]
+    for text, line, message in cases:
+        r, cfg = _check(tmp_path, text)
+        assert r.returncode != 0, text
+        assert f"{cfg}:{line}:" in r.stderr and message in r.stderr, (text, r.stderr)
+    pw.chmod(0o600)
+    log = tmp_path / "dsmserv.log"
+    log.write_text("")
+    r, _ = _check(tmp_path, f"tsm:\n  actlog_file: {log}\n  admin_id: monitor\n  password_file: {pw}\n")
+    assert r.returncode == 0, r.stderr
+
+
+def test_check_config_refuses_the_trace_window_for_a_user_that_is_not_root(tmp_path, monkeypatch):
+    from aix_exporter.config import ConfigError, load
+    cfg = tmp_path / "c.yml"
+    cfg.write_text("splat:\n  enabled_trace: true\n")
+    monkeypatch.setattr("os.geteuid", lambda: 202)
+    with pytest.raises(ConfigError, match=r"c.yml:2:\d+: the trace window needs root .*uid 202"):
+        load(str(cfg), check_files=True)
+    assert load(str(cfg)).splat.enabled_trace is True   # (at start the collector says so itself)
+    monkeypatch.setattr("os.geteuid", lambda: 0)
+    assert load(str(cfg), check_files=True).splat.enabled_trace is True

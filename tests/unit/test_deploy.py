@@ -85,11 +85,16 @@ def test_aix_installer_generates_the_src_subsystem():
     lines = r.stdout.splitlines()
     mk = [l for l in lines if l.startswith("+ 'mkssys'")]
     assert mk == ["+ 'mkssys' '-s' 'aix_exporter' '-p' '/opt/aix_exporter/bin/aix-exporter' "
-                  "'-a' '--config.file=/etc/aix_exporter.yml --web.listen-address=:10990' '-u' '0' "
+                  "'-a' '@/etc/aix_exporter.args' '-u' '0' "
                   "'-S' '-n' '15' '-f' '9' '-R' '-Q' '-i' '/dev/null' '-o' '/var/log/aix_exporter.log' "
                   "'-e' '/var/log/aix_exporter.log' '-G' 'monitoring'"]
     assert lines.index(mk[0]) < lines.index("+ 'startsrc' '-s' 'aix_exporter'")
-    assert "+ '/opt/aix_exporter/bin/aix-exporter' '--config.file=/etc/aix_exporter.yml' '--check-config'" in lines
+    # the exporter's flags are kept in one file the service reads (@FILE), written at the first install
+    assert "+ write /etc/aix_exporter.args: --config.file=/etc/aix_exporter.yml --web.listen-address=:10990" in lines
+    assert "+ '/opt/aix_exporter/bin/aix-exporter' '@/etc/aix_exporter.args' '--check-config'" in lines
+    # the state directory (tsm.state_file) belongs to the service user
+    assert lines.index("+ 'mkdir' '-p' '/var/lib/aix_exporter'") < lines.index("+ 'chown' 'root' '/var/lib/aix_exporter'") \
+        < lines.index("+ 'chmod' '700' '/var/lib/aix_exporter'") < lines.index(mk[0])
 
 
 def test_aix_installer_non_root_user_gets_a_user_and_owns_the_log():
@@ -97,13 +102,18 @@ def test_aix_installer_non_root_user_gets_a_user_and_owns_the_log():
     assert r.returncode == 0, r.stderr
     assert "+ 'mkuser' 'login=false' 'rlogin=false' 'pgrp=staff' 'home=/tmp' 'aixexp'" in r.stdout
     assert "+ 'chown' 'aixexp' '/var/log/aix_exporter.log'" in r.stdout
+    assert "+ 'chown' 'aixexp' '/var/lib/aix_exporter'" in r.stdout
+    # the dry run shows the RBAC steps it would run on AIX, also where lssecattr does not exist
+    assert ("+ 'mkrole' 'authorizations=<accessauths of /usr/bin/iostat /usr/bin/svmon /usr/bin/vmstat /usr/sbin/vmo>' "
+            "'dfltmsg=aix_exporter' 'aixexporter'") in r.stdout
+    assert "+ 'chuser' 'roles=aixexporter' 'default_roles=aixexporter' 'aixexp'" in r.stdout
 
 
 def test_aix_installer_inittab_and_remove():
     r = sh("-n", "-i")
     assert r.returncode == 0, r.stderr
-    assert ("+ 'mkitab' 'aixexp:2:respawn:/opt/aix_exporter/bin/aix-exporter --config.file=/etc/aix_exporter.yml "
-            "--web.listen-address=:10990 >>/var/log/aix_exporter.log 2>&1'") in r.stdout
+    assert ("+ 'mkitab' 'aixexp:2:respawn:/opt/aix_exporter/bin/aix-exporter @/etc/aix_exporter.args "
+            ">>/var/log/aix_exporter.log 2>&1'") in r.stdout
     assert "mkssys" not in r.stdout
     r = sh("-n", "-r")
     assert r.returncode == 0, r.stderr

@@ -231,3 +231,28 @@ def test_kill_running_ends_the_commands_in_flight(tmp_path):
     t.join(10)
     assert not t.is_alive() and not system._running
     assert errors == [f"{script}: exit status -9"]
+
+
+def test_each_command_costs_its_own_cpu_and_wall_time(tmp_path):
+    """aix_exporter_command_cpu_seconds_total comes from the child's own usage (wait4), not
+    from the exporter's: a shell loop that burns CPU shows it, a sleep shows wall time only."""
+    from aix_exporter.exporter import cost_families
+    burn, nap = tmp_path / "burn", tmp_path / "nap"
+    burn.write_text("#!/bin/sh\ni=0\nwhile [ $i -lt 400000 ]; do i=$((i+1)); done\necho done\n")
+    nap.write_text("#!/bin/sh\nsleep 0.5\necho done\n")
+    for p in (burn, nap):
+        p.chmod(0o755)
+    before = system.command_costs()
+    assert system.run([str(burn)], 60) == "done\n"
+    assert system.run([str(nap)], 60) == "done\n"
+    after = system.command_costs()
+    cpu, wall, runs = (a - b for a, b in zip(after["burn"], before.get("burn", (0, 0, 0))))
+    assert runs == 1 and cpu > 0.05 and wall >= cpu * 0.9
+    cpu, wall, runs = (a - b for a, b in zip(after["nap"], before.get("nap", (0, 0, 0))))
+    assert runs == 1 and cpu < 0.05 and 0.5 <= wall < 5
+    fams = {f.name: f for f in cost_families()}
+    samples = {(s.name, s.labels.get("command")): s.value for f in fams.values() for s in f.samples}
+    assert samples[("aix_exporter_command_runs_total", "burn")] == after["burn"][2]
+    assert samples[("aix_exporter_command_cpu_seconds_total", "burn")] == after["burn"][0]
+    assert samples[("aix_exporter_cpu_seconds_total", None)] > 0
+    assert samples[("aix_exporter_max_resident_memory_bytes", None)] > 10 << 20

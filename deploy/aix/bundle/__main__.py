@@ -2,7 +2,8 @@
 zipapp, or /opt/aix_exporter/lib of the RPM); any python3 >= 3.9 runs it.
 
     python3 aix_exporter.pyz [exporter options]        run the exporter (--version, --help)
-    python3 aix_exporter.pyz install [-p PREFIX] [-u USER] [-c CONFIG] [-l LOG] [-i] [-n]
+    python3 aix_exporter.pyz install [-p PREFIX] [-u USER] [-c CONFIG] [-l LOG] [-s STATEDIR]
+                                     [-L LISTEN] [-W WEBCONFIG] [-i] [-n]
     python3 aix_exporter.pyz install -r [-n]            remove the SRC subsystem
 
 install copies the bundle to PREFIX (default /opt/aix_exporter), writes the launcher
@@ -30,13 +31,19 @@ def install(argv) -> int:
     p.add_argument("-u", dest="user", default="aixexp", help="run as USER (default %(default)s; root for splat)")
     p.add_argument("-c", dest="config", default="/etc/aix_exporter.yml", help="configuration file (default %(default)s)")
     p.add_argument("-l", dest="log", default="/var/log/aix_exporter.log", help="log file (default %(default)s)")
+    p.add_argument("-s", dest="statedir", default="/var/lib/aix_exporter",
+                   help="the service user's state directory (default %(default)s)")
+    p.add_argument("-L", dest="listen", default="", help="listen address (default :10990; kept on upgrade)")
+    p.add_argument("-W", dest="webconfig", default="", help="web configuration file: TLS, basic auth (kept on upgrade)")
     p.add_argument("-i", dest="inittab", action="store_true", help="an inittab entry instead of SRC")
     p.add_argument("-r", dest="remove", action="store_true", help="remove the SRC subsystem or inittab entry")
     p.add_argument("-n", dest="dry", action="store_true", help="print the commands instead of running them")
     args = p.parse_args(argv)
-    for path in (args.prefix, args.config, args.log):
+    for path in (args.prefix, args.config, args.log, args.statedir) + ((args.webconfig,) if args.webconfig else ()):
         if not os.path.isabs(path):
             p.error(f"{path!r} must be an absolute path")
+        if any(c.isspace() for c in path):
+            p.error(f"{path!r} contains a blank: SRC and inittab would split it")
     bundle = os.path.abspath(sys.argv[0])
     env = dict(os.environ, LC_ALL="C", LANG="C")
     with tempfile.TemporaryDirectory(prefix="aix_exporter-install-") as tmp:
@@ -64,7 +71,9 @@ def install(argv) -> int:
             os.chmod(launcher + ".new", 0o755)
             os.replace(launcher + ".new", launcher)
         argv = setup + ["install", "-x", launcher, "-u", args.user, "-c", args.config, "-e", files["aix_exporter.yml"],
-                        "-l", args.log] + (["-i"] if args.inittab else []) + (["-n"] if args.dry else [])
+                        "-l", args.log, "-s", args.statedir] + (["-L", args.listen] if args.listen else []) \
+            + (["-W", args.webconfig] if args.webconfig else []) + (["-i"] if args.inittab else []) \
+            + (["-n"] if args.dry else [])
         return subprocess.run(argv, env=env).returncode
 
 

@@ -55,6 +55,7 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optiona
                                 close_fds=True)
     except OSError as e:
         raise SourceError(f"{argv[0]}: {e.strerror}") from None
+    proc.started = time.monotonic()   # type: ignore[attr-defined]   # (for the command's wall time)
     with _running_lock:
         _running.add(proc)
     try:
@@ -62,6 +63,48 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optiona
     finally:
         with _running_lock:
             _running.discard(proc)
+
+
+_costs: dict = {}                 # command name -> [CPU seconds of the child, wall seconds, runs]
+_costs_lock = threading.Lock()
+
+
+def command_costs() -> dict:
+    """{command name: (CPU seconds (user + system) of the command's own process, wall seconds,
+    runs)} since start, for every command run and reaped."""
+    with _costs_lock:
+        return {k: tuple(v) for k, v in _costs.items()}
+
+
+def _try_reap(proc) -> bool:
+    """Reap the command if it has exited, with wait4: its own CPU time (user + system) is
+    added to the command's cost. True when reaped."""
+    if proc.returncode is not None:
+        return True
+    try:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+    except ChildProcessError:   # reaped elsewhere: no usage to account
+        proc.returncode = -1 if proc.returncode is None else proc.returncode
+        return True
+    if not pid:
+        return False
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    name = os.path.basename(proc.args[0]) if isinstance(proc.args, (list, tuple)) else "?"
+    with _costs_lock:
+        c = _costs.setdefault(name, [0.0, 0.0, 0])
+        c[0] += usage.ru_utime + usage.ru_stime
+        c[1] += time.monotonic() - getattr(proc, "started", time.monotonic())
+        c[2] += 1
+    return True
+
+
+def _reap(proc, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not _try_reap(proc):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.002)
+    return True
 
 
 def kill_running() -> int:
@@ -106,7 +149,7 @@ def _communicate(proc, shown: str, timeout: float, max_output: int, stdin: Optio
             if remaining <= 0:
                 problem = f"timed out after {timeout:g}s, process group killed"
                 break
-            if exited_at is None and proc.poll() is not None:
+            if exited_at is None and _try_reap(proc):
                 exited_at = now
             if exited_at is not None and now - exited_at > AFTER_EXIT_SECONDS:
                 # the command is done; what still holds its pipes is a child it left behind
@@ -127,11 +170,8 @@ def _communicate(proc, shown: str, timeout: float, max_output: int, stdin: Optio
                     out.append(chunk)
                 elif sum(len(c) for c in err) < _STDERR_KEPT:
                     err.append(chunk)
-    if problem is None:
-        try:
-            proc.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            problem = f"timed out after {timeout:g}s, process group killed"
+    if problem is None and not _reap(proc, max(0.0, deadline - time.monotonic())):
+        problem = f"timed out after {timeout:g}s, process group killed"
     if problem is not None:
         _kill_group(proc)
         raise SourceError(f"{shown}: {problem}")
@@ -153,10 +193,7 @@ def _kill_group(proc) -> None:
         pass
     proc.stdout.close()
     proc.stderr.close()
-    try:
-        proc.wait(5)   # reap: no zombie (SIGKILL of the group ends our child at once)
-    except subprocess.TimeoutExpired:
-        pass
+    _reap(proc, 5)   # no zombie (SIGKILL of the group ends our child at once); its CPU counted
 
 
 class SystemSource:
