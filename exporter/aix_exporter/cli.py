@@ -3,7 +3,7 @@
     aix-exporter [--web.listen-address=:10990] [--web.telemetry-path=/metrics]
                  [--source system|replay:DIR|simulate:SCENARIO] [--config.file=FILE]
                  [--path.commands=DIR] [--collector.NAME | --no-collector.NAME ...]
-                 [--log.level=info] [--once] [--check-config]
+                 [--log.level=info] [--log.format=logfmt] [--once] [--check-config]
     aix-exporter simulate --scenario S --out DIR [--at T]
 
 No collector is named here: each declares its flags, schedule and configuration
@@ -65,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--web.config.file", dest="web_config", default=None,
                    help="TLS and basic auth, exporter-toolkit format (tls_server_config, basic_auth_users)")
     p.add_argument("--log.level", dest="log_level", default="info", choices=["debug", "info", "warn", "error"])
+    p.add_argument("--log.format", dest="log_format", default="logfmt", choices=["logfmt", "json"],
+                   help="log lines as logfmt (ts=... level=... msg=...) or one JSON object a line")
     p.add_argument("--source", default="system",
                    help="system (the AIX commands; default), replay:DIR (captured output) or simulate:SCENARIO")
     p.add_argument("--path.commands", dest="command_root", default=None,
@@ -128,8 +130,8 @@ def main(argv=None) -> int:
         return sim_main(argv[1:])
     args = build_parser().parse_args(argv)
     level = {"warn": "WARNING"}.get(args.log_level, args.log_level.upper())
-    logging.basicConfig(level=level, stream=sys.stderr,
-                        format="ts=%(asctime)s level=%(levelname)s %(message)s")
+    from . import logfmt
+    logfmt.setup(level, args.log_format, sys.stderr)
     from . import webconfig
     try:
         settings = load(args.config, check_files=args.check_config)

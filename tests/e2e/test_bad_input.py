@@ -29,7 +29,7 @@ def test_bad_svmon_g_fails_only_memory_collector(case, tmp_path):
         assert f'aix_exporter_collector_success{{collector="{other}"}} 1.0' in out
     assert "aix_memory_" not in out  # nothing from the failed collector
     assert 'aix_vmstat_cpu_ratio{mode="user"} 0.04' in out
-    errors = [l for l in proc.stderr.splitlines() if "level=ERROR" in l]
+    errors = [l for l in proc.stderr.splitlines() if "level=error" in l]
     assert len(errors) == 1, proc.stderr
     assert "collector=memory" in errors[0] and "svmon -G" in errors[0]
 
@@ -90,5 +90,5 @@ def test_each_collector_fails_alone(key, damage, tmp_path):
     for c in ALL:
         want = "0.0" if c == collector else "1.0"
         assert f'aix_exporter_collector_success{{collector="{c}"}} {want}' in proc.stdout, (c, proc.stderr)
-    errors = [l for l in proc.stderr.splitlines() if "level=ERROR" in l]
+    errors = [l for l in proc.stderr.splitlines() if "level=error" in l]
     assert len(errors) == 1 and f"collector={collector}" in errors[0] and command in errors[0], proc.stderr

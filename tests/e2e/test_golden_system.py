@@ -65,7 +65,7 @@ def test_system_source_against_stand_in_commands(tmp_path):
     assert text == GOLDEN.read_text(), "exposition changed: review, then UPDATE_GOLDEN=1"
     assert 'aix_tsm_messages_total{msgid="ANR0358E",severity="E"} 1.0' in out
     assert 'aix_exporter_source_info{source="system"} 1.0' in out
-    assert "level=ERROR" not in err, err
+    assert "level=error" not in err, err
 
 
 def test_system_and_replay_goldens_differ_only_where_the_sources_do():

@@ -1,0 +1,68 @@
+"""Log lines that parse: logfmt (``ts=2026-11-25T02:31:44.123Z level=info msg="..." key=value``)
+or one JSON object a line (--log.format=json), as the Prometheus exporters write them.
+
+A message written as key=value pairs (``msg=...`` among them) is kept as its pairs; a value
+with blanks, quotes or ``=`` is quoted. Free text is the value of ``msg``. Every line has
+``ts`` (ISO 8601, UTC, milliseconds), ``level`` (lower case) and ``msg``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+
+_KEY = re.compile(r"(?:^|\s)([a-z_][a-z0-9_.]*)=", re.IGNORECASE)
+
+
+def pairs(message: str) -> list:
+    """[(key, value)] of a message: ``k=v`` runs, where a value runs to the next `` k2=`` (so
+    ``msg=odd line skipped: x`` keeps its blanks); free text before the first key is ``msg``."""
+    found = list(_KEY.finditer(message))
+    if not found:
+        return [("msg", message)]
+    out = []
+    head = message[:found[0].start()].strip()
+    if head:
+        out.append(("msg", head))
+    for m, nxt in zip(found, found[1:] + [None]):
+        value = message[m.end():nxt.start() if nxt else len(message)].strip()
+        out.append((m.group(1), value))
+    if not any(k == "msg" for k, _ in out):
+        out.insert(0, ("msg", ""))
+    return out
+
+
+def _value(v: str) -> str:
+    if v and not re.search(r'[\s"=\\]', v):
+        return v
+    return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _ts(record: logging.LogRecord) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z"
+
+
+class LogfmtFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        items = [("ts", _ts(record)), ("level", record.levelname.lower())] + pairs(record.getMessage())
+        if record.exc_info:
+            items.append(("error", self.formatException(record.exc_info)))
+        return " ".join(f"{k}={_value(v)}" for k, v in items)
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out = {"ts": _ts(record), "level": record.levelname.lower()}
+        out.update(pairs(record.getMessage()))
+        if record.exc_info:
+            out["error"] = self.formatException(record.exc_info)
+        return json.dumps(out)
+
+
+def setup(level: str, fmt: str = "logfmt", stream=None) -> None:
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else LogfmtFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
