@@ -224,7 +224,7 @@ class Exporter:
                                    "(captured output) or simulate:SCENARIO (the simulator, not a real LPAR).",
                                    labels=["source"])
         source.add_metric([getattr(self.source, "name", "unknown")], 1.0)
-        return _merge(out) + [success, duration, last, build, source] + cost_families()
+        return _merge(out) + [success, duration, last] + cost_families() + [build, source]
 
     def registry(self, cut_off: frozenset = frozenset()) -> CollectorRegistry:
         """A registry serving the current results (collection is scrape()'s job)."""
