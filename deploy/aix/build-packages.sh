@@ -29,7 +29,7 @@ trap 'rm -rf "$STAGE"' EXIT
 # lib/: the dependencies (pure Python only: compiled parts are dropped, PyYAML runs without its
 # extension), the exporter, the set-up files and the entry point shared by the .pyz and the RPM
 "$PY" -m pip install -q --disable-pip-version-check --no-deps --no-compile --only-binary=:all: \
-    --target "$STAGE/lib" -r deploy/aix/bundle-requirements.txt
+    --target "$STAGE/lib" --report "$STAGE/pip-report.json" -r deploy/aix/bundle-requirements.txt
 find "$STAGE/lib" \( -name '*.so' -o -name '*.pyd' \) -delete
 rm -rf "$STAGE/lib/_yaml" "$STAGE/lib/bin"
 cp -R exporter/aix_exporter "$STAGE/lib/aix_exporter"
@@ -59,7 +59,8 @@ cp "$STAGE/rpm/RPMS/noarch/aix_exporter-$VERSION-$RELEASE.noarch.rpm" "$RPM"
 
 # the SBOM of both, and the checksums of all three
 SBOM="$OUT/aix_exporter-$VERSION.cdx.json"
-"$PY" deploy/aix/sbom.py --version "$VERSION" --bundled "$STAGE/lib" --out "$SBOM" "$RPM" "$PYZ"
+"$PY" deploy/aix/sbom.py --version "$VERSION" --bundled "$STAGE/lib" --pip-report "$STAGE/pip-report.json" \
+    --out "$SBOM" "$RPM" "$PYZ"
 (cd "$OUT" && sha256sum "$(basename "$RPM")" "$(basename "$PYZ")" "$(basename "$SBOM")" > SHA256SUMS)
 echo "built in $OUT:"
 (cd "$OUT" && ls -l "$(basename "$RPM")" "$(basename "$PYZ")" "$(basename "$SBOM")" SHA256SUMS | awk '{print "  " $5 "  " $9}')

@@ -1,10 +1,15 @@
 """The CycloneDX SBOM of the AIX packages: every component bundled in the RPM and the .pyz.
 
-    python3 deploy/aix/sbom.py --version V --bundled LIBDIR --out FILE ARTIFACT...
+    python3 deploy/aix/sbom.py --version V --bundled LIBDIR [--pip-report FILE] --out FILE ARTIFACT...
 
 Components: aix-exporter itself (the BOM's subject) and each distribution found installed in
-LIBDIR (its *.dist-info: name, version, licence), with a package URL; the artifacts (the RPM
-and the .pyz) are listed with their SHA-256. Written and validated with cyclonedx-python-lib.
+LIBDIR (its *.dist-info: name, version, licence), with a package URL and two hashes: the
+SHA-256 of the wheel it came from (pip's installation report, --pip-report) and, as the
+property ``aix_exporter:bundled-files-sha256``, the SHA-256 of what is bundled of it (the
+sorted lines "path sha256" of each of its files present in LIBDIR: compiled parts are
+dropped from the bundle, so this is what an admin can recompute from the installed files).
+The artifacts (the RPM and the .pyz) are listed with their SHA-256. Written and validated with
+cyclonedx-python-lib.
 """
 import argparse
 import glob
@@ -27,8 +32,35 @@ def bundled(libdir):
     return out
 
 
+def bundled_files_sha256(libdir, name):
+    """SHA-256 over the sorted "path sha256" lines of the distribution's files present in libdir
+    (from its RECORD), paths relative to libdir."""
+    norm = name.lower().replace("-", "_")
+    (record,) = [r for r in glob.glob(os.path.join(libdir, "*.dist-info", "RECORD"))
+                 if os.path.basename(os.path.dirname(r)).lower().startswith(norm + "-")]
+    lines = []
+    with open(record, encoding="utf-8") as fh:
+        for row in fh:
+            path = row.split(",", 1)[0]
+            full = os.path.join(libdir, path)
+            if path and os.path.isfile(full) and not path.endswith("RECORD"):
+                with open(full, "rb") as f:
+                    lines.append(f"{path} {hashlib.sha256(f.read()).hexdigest()}")
+    return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()
+
+
+def wheel_hashes(report):
+    """{distribution name (lower case): sha256 of its wheel} from pip's --report."""
+    import json
+    with open(report, encoding="utf-8") as fh:
+        data = json.load(fh)
+    return {i["metadata"]["name"].lower(): i["download_info"].get("archive_info", {}).get("hashes", {}).get("sha256")
+            for i in data.get("install", [])}
+
+
 def main(argv=None):
     from cyclonedx.model import HashAlgorithm, HashType
+    from cyclonedx.model import Property
     from cyclonedx.model.bom import Bom
     from cyclonedx.model.component import Component, ComponentType
     from cyclonedx.model.license import DisjunctiveLicense
@@ -41,6 +73,7 @@ def main(argv=None):
     p.add_argument("--version", required=True)
     p.add_argument("--bundled", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--pip-report", help="pip install --report of the bundled libraries: their wheels' SHA-256")
     p.add_argument("artifacts", nargs="*")
     args = p.parse_args(argv)
     bom = Bom()
@@ -49,9 +82,14 @@ def main(argv=None):
                      licenses=[DisjunctiveLicense(id="Apache-2.0")], bom_ref="aix-exporter")
     bom.metadata.component = root
     deps = []
+    wheels = wheel_hashes(args.pip_report) if args.pip_report else {}
     for name, version, lic in bundled(args.bundled):
         c = Component(name=name, version=version, type=ComponentType.LIBRARY, bom_ref=f"pypi:{name}",
-                      purl=PackageURL("pypi", None, name.lower(), version))
+                      purl=PackageURL("pypi", None, name.lower(), version),
+                      hashes=[HashType(alg=HashAlgorithm.SHA_256, content=wheels[name.lower()])]
+                      if wheels.get(name.lower()) else [],
+                      properties=[Property(name="aix_exporter:bundled-files-sha256",
+                                           value=bundled_files_sha256(args.bundled, name))])
         if lic:
             c.licenses.add(DisjunctiveLicense(name=lic))
         bom.components.add(c)

@@ -250,3 +250,34 @@ def test_sbom_lists_every_bundled_component_and_validates(dist):
     files = {c["name"]: c["hashes"][0]["content"] for c in bom["components"] if c["type"] == "file"}
     import hashlib
     assert files == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (dist["rpm"], dist["pyz"])}
+
+
+def test_sbom_hashes_every_bundled_library_as_it_is_installed(dist, tmp_path):
+    """Each library: the SHA-256 of the wheel it came from, and of its files as the RPM installs
+    them (recomputed here from the installed tree, as an admin would)."""
+    import hashlib
+    import re
+    bom = json.loads(dist["sbom"].read_text())
+    root = tmp_path / "root"
+    rpm("--root", str(root), "--dbpath", str(tmp_path / "db"), "--nodeps", "--noscripts", "-i", str(dist["rpm"]))
+    lib = root / "opt" / "aix_exporter" / "lib"
+    libs = [c for c in bom["components"] if c["type"] == "library"]
+    assert len(libs) == 3
+    for c in libs:
+        assert [h["alg"] for h in c["hashes"]] == ["SHA-256"] and re.fullmatch(r"[0-9a-f]{64}", c["hashes"][0]["content"])
+        (record,) = [p for p in lib.glob("*.dist-info/RECORD") if p.parent.name.lower().startswith(
+            c["name"].lower().replace("-", "_") + "-")]
+        lines = []
+        for row in record.read_text().splitlines():
+            path = row.split(",", 1)[0]
+            if path and (lib / path).is_file() and not path.endswith("RECORD"):
+                lines.append(f"{path} {hashlib.sha256((lib / path).read_bytes()).hexdigest()}")
+        want = hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()
+        assert {p["name"]: p["value"] for p in c["properties"]} == {"aix_exporter:bundled-files-sha256": want}
+
+
+def test_rpm_metadata_is_complete(dist):
+    info = rpm("-qpi", str(dist["rpm"]))
+    assert "URL         : https://github.com/aix-exporter/aix_exporter" in info
+    assert "Vendor      : aix_exporter project" in info
+    assert rpm("-qp", "--changelog", str(dist["rpm"])).startswith("* Wed Nov 25 2026 aix_exporter project - 0.1.0-1")
