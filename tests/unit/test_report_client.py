@@ -3,6 +3,7 @@ error bodies: --auto over the default 30 days (43,200 points at 60 s) is asked f
 under the 11,000-point limit, and an HTTP error shows the server's reason."""
 import json
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -12,6 +13,14 @@ from aix_exporter.report.compare import Prometheus, ReportError, find_regimes
 
 CHANGE = 1_700_000_000 + 20 * 86400          # the regime changes to 16 MB pages here
 END = 1_700_000_000 + 30 * 86400
+
+
+MALFORMED = {
+    "notjson": b"<html>a proxy's login page</html>",
+    "list": b'["success"]',
+    "nodata": b'{"status": "success"}',
+    "novalue": b'{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}}]}}',
+}
 
 
 class Stub(BaseHTTPRequestHandler):
@@ -51,6 +60,28 @@ class Stub(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             return self.wfile.write(data)
+        if url.path == "/api/v1/query" and q["query"] in MALFORMED:
+            data = MALFORMED[q["query"]]
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            return self.wfile.write(data)
+        if url.path == "/api/v1/query" and q["query"] in ("drip", "big"):
+            size = 10_000 if q["query"] == "drip" else 8 << 20
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            try:
+                if q["query"] == "drip":     # one byte at a time, never a full answer within the deadline
+                    for _ in range(size):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(0.05)
+                else:
+                    self.wfile.write(b" " * size)
+            except OSError:
+                pass
+            return None
         return self._answer(200, {"status": "success", "data": {"resultType": "vector", "result": []}})
 
 
@@ -92,3 +123,26 @@ def test_http_errors_show_the_servers_own_reason(stub, monkeypatch):
     with pytest.raises(ReportError) as e:
         Prometheus(stub).range("up", END - 30 * 86400, END, 60)
     assert "HTTP 400: exceeded maximum resolution of 11,000 points per timeseries" in str(e.value)
+
+
+def test_malformed_answers_are_one_line_each(stub):
+    want = {
+        "notjson": f"{stub}: not a Prometheus API answer (not JSON): \"<html>a proxy's login page</html>\"",
+        "list": f"{stub}: ['success']",
+        "nodata": f"{stub}: not a Prometheus API answer (no data.result list)",
+        "novalue": f"{stub}: not a Prometheus API answer (a sample without a value)",
+    }
+    for query, message in want.items():
+        with pytest.raises(ReportError) as e:
+            Prometheus(stub).scalar(query, END)
+        assert str(e.value) == message, query
+
+
+def test_a_dripping_server_and_a_huge_answer_end_within_the_deadline_and_the_cap(stub, monkeypatch):
+    with pytest.raises(ReportError) as e:      # (the drip alone would take 500 s)
+        Prometheus(stub, timeout=1.0).scalar("drip", END)
+    assert str(e.value) == f"{stub}: no complete answer within 1 s"
+    monkeypatch.setattr(Prometheus, "MAX_BODY", 1 << 20)
+    with pytest.raises(ReportError) as e:
+        Prometheus(stub).scalar("big", END)
+    assert str(e.value) == f"{stub}: the answer is larger than 1 MiB; narrow the window or the step"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -158,25 +159,58 @@ class Prometheus:
     def __init__(self, url: str, timeout: float = 60.0):
         self.url, self.timeout = url.rstrip("/"), timeout
 
+    MAX_BODY = 256 << 20   # bytes of one answer; a report's largest range answer is a few MB
+
     def _get(self, path: str, params: dict) -> list:
+        """The result list of one API call, within ``timeout`` seconds overall (a server that
+        drips its answer is cut off too) and MAX_BODY bytes; anything else is a ReportError of
+        one line."""
         q = urllib.parse.urlencode(params)
+        deadline = time.monotonic() + self.timeout
+        chunks: list = []
+        size = 0
         try:
             with urllib.request.urlopen(f"{self.url}{path}?{q}", timeout=self.timeout) as r:
-                body = json.load(r)
+                while True:
+                    chunk = r.read1(65536) if hasattr(r, "read1") else r.read(65536)
+                    if not chunk:
+                        break
+                    size += len(chunk)
+                    if size > self.MAX_BODY:
+                        raise ReportError(f"{self.url}: the answer is larger than {self.MAX_BODY >> 20} MiB; "
+                                          "narrow the window or the step")
+                    if time.monotonic() > deadline:
+                        raise ReportError(f"{self.url}: no complete answer within {self.timeout:g} s")
+                    chunks.append(chunk)
+        except ReportError:
+            raise
         except urllib.error.HTTPError as e:
             reason = _server_error(e)
             raise ReportError(f"{self.url}: HTTP {e.code}" + (f": {reason}" if reason else f" {e.reason}")) from None
         except Exception as e:   # urllib's many errors: one line for the user
             raise ReportError(f"{self.url}: {type(e).__name__}: {e}") from None
+        raw = b"".join(chunks)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            start = " ".join(raw[:120].decode("utf-8", "replace").split())
+            raise ReportError(f"{self.url}: not a Prometheus API answer (not JSON): {start!r}") from None
         if not isinstance(body, dict) or body.get("status") != "success":
-            raise ReportError(f"{self.url}: {body.get('error', body) if isinstance(body, dict) else body}")
-        return body["data"]["result"]
+            why = body.get("error", body) if isinstance(body, dict) else body
+            raise ReportError(f"{self.url}: {' '.join(str(why).split())[:300]}")
+        result = (body.get("data") or {}).get("result") if isinstance(body.get("data"), dict) else None
+        if not isinstance(result, list) or not all(isinstance(x, dict) for x in result):
+            raise ReportError(f"{self.url}: not a Prometheus API answer (no data.result list)")
+        return result
 
     def scalar(self, expr: str, at: float) -> Optional[float]:
         res = self._get("/api/v1/query", {"query": expr, "time": f"{at:.3f}"})
         if not res:
             return None
-        v = float(res[0]["value"][1])
+        try:
+            v = float(res[0]["value"][1])
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise ReportError(f"{self.url}: not a Prometheus API answer (a sample without a value)") from None
         return None if math.isnan(v) or math.isinf(v) else v
 
     def range(self, expr: str, start: float, end: float, step: int) -> list:
@@ -189,6 +223,8 @@ class Prometheus:
             piece = self._get("/api/v1/query_range", {"query": expr, "start": f"{a:.0f}", "end": f"{b:.0f}",
                                                       "step": str(step)})
             for r in piece:
+                if not isinstance(r.get("metric"), dict) or not isinstance(r.get("values"), list):
+                    raise ReportError(f"{self.url}: not a Prometheus API answer (a series without metric and values)")
                 key = tuple(sorted(r["metric"].items()))
                 series.setdefault(key, {"metric": r["metric"], "values": []})["values"] += r["values"]
             if b >= end:
