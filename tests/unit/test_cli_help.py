@@ -54,3 +54,18 @@ def test_import_help_lists_the_formats_and_exits_0():
     assert code == 0
     assert text.splitlines()[0] == "usage: aix-exporter import FORMAT [options] FILE..."
     assert "nmon   topas_nmon / nmon recordings (aix-exporter import nmon --help)" in text
+
+
+def test_report_format_follows_the_out_files_extension(monkeypatch):
+    """Issue 30: --format is inferred from --out (x.csv is CSV) unless given."""
+    from aix_exporter.report import cli
+    seen = {}
+
+    def fake_compare(args, prom, end, lookback, progress):
+        seen["format"] = args.format
+        raise cli.ReportError("stop here")
+    monkeypatch.setattr(cli, "_compare", fake_compare)
+    for out, extra, want in (("r.csv", [], "csv"), ("r.md", [], "markdown"), ("r.HTML", [], "html"),
+                             ("report", [], "html"), ("r.csv", ["--format", "markdown"], "markdown")):
+        assert cli.main(["--prometheus", "http://127.0.0.1:9", "--instance", "a:1", "--auto", "--out", out, *extra]) == 1
+        assert seen.pop("format") == want, out

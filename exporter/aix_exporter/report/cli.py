@@ -25,6 +25,9 @@ from ..monitoring import SELECTOR
 from .compare import Prometheus, ReportError, compare, find_regimes, parse_time, parse_window
 
 
+FORMAT_BY_EXTENSION = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
 def _duration(text: str) -> float:
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
     try:
@@ -62,9 +65,12 @@ def main(argv) -> int:
     p.add_argument("--end", default=None, help="with --auto: end of the look-back, a date-time or Unix time "
                                                "(default now; with --tsdb, the last sample)")
     p.add_argument("--margin", type=_duration, default=600, help="with --auto: cut from each run's edges (default 10m)")
-    p.add_argument("--format", choices=["html", "markdown", "csv"], default="html")
+    p.add_argument("--format", choices=["html", "markdown", "csv"], default=None,
+                   help="default: from the --out file's extension (.csv, .md, else html)")
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
+    if args.format is None:   # from the file's name: x.csv is CSV, x.md Markdown, anything else HTML
+        args.format = FORMAT_BY_EXTENSION.get(os.path.splitext(args.out)[1].lower(), "html")
     if args.auto == bool(args.before or args.after) or (not args.auto and not (args.before and args.after)):
         p.error("give --auto, or both --before FROM..TO and --after FROM..TO")
     tty = sys.stderr.isatty()
