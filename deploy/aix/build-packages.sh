@@ -33,6 +33,10 @@ trap 'rm -rf "$STAGE"' EXIT
 find "$STAGE/lib" \( -name '*.so' -o -name '*.pyd' \) -delete
 rm -rf "$STAGE/lib/_yaml" "$STAGE/lib/bin"
 cp -R exporter/aix_exporter "$STAGE/lib/aix_exporter"
+# what --version says of a built package: the source revision and the build time (UTC)
+REVISION=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || REVISION="$REVISION+changes"
+printf '{"revision": "%s", "built": "%s"}\n' "$REVISION" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$STAGE/lib/aix_exporter/build.json"
 mkdir "$STAGE/lib/aix_exporter_deploy"
 cp deploy/aix/src-setup.sh deploy/aix/aix_exporter.yml "$STAGE/lib/aix_exporter_deploy/"
 echo '"""The AIX set-up files carried in the bundle: src-setup.sh and the example configuration."""' \

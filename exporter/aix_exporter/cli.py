@@ -21,7 +21,7 @@ import signal
 import sys
 import threading
 
-from . import __version__
+from . import __version__, version_line
 from .collectors import registry as collector_registry
 from .config import ConfigError, load
 from .exporter import Exporter
@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--web.max-connections", dest="max_connections", type=int, default=1024,
                    help="open HTTP connections at most; more are closed on accept (default 1024)")
     p.add_argument("--check-config", action="store_true", help="validate --config.file and exit")
-    p.add_argument("--version", action="version", version=f"aix_exporter {__version__}")
+    p.add_argument("--version", action="version", version=version_line())
     for name, cls in collector_registry().items():
         state = "enabled" if cls.default_enabled else "disabled"
         p.add_argument(f"--collector.{name}", dest=f"c_{name}", action="store_true", default=None,

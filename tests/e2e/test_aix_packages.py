@@ -29,6 +29,16 @@ def dist(tmp_path_factory):
             "pyz": out / f"aix_exporter-{version}.pyz", "sbom": out / f"aix_exporter-{version}.cdx.json"}
 
 
+def version_line(dist):
+    """--version of a built package: the version, the checkout's revision, the build time."""
+    import re
+    rev = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT).returncode != 0
+    pkg = __import__("zipfile").ZipFile(dist["pyz"]).read("aix_exporter/build.json").decode()
+    built = re.fullmatch(r'\{"revision": "[^"]+", "built": "(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"\}\n', pkg).group(1)
+    return f"aix_exporter {dist['version']} (revision {rev}{'+changes' if dirty else ''}, built {built})"
+
+
 def rpm(*args):
     r = subprocess.run([need("rpm"), *args], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -124,7 +134,7 @@ def test_rpm_installs_into_a_scratch_root(dist, tmp_path):
     # the installed lib/ runs as the launcher runs it, with the dependencies it carries only
     r = subprocess.run([sys.executable, "-s", "-I", str(root / "opt" / "aix_exporter" / "lib"), "--version"],
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0 and r.stdout.strip() == f"aix_exporter {dist['version']}", r.stderr
+    assert r.returncode == 0 and r.stdout.strip() == version_line(dist), r.stderr
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +151,7 @@ def bare_python(tmp_path_factory):
 def test_pyz_runs_without_any_installed_dependency(dist, bare_python):
     env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "--version"], capture_output=True, text=True, env=env, timeout=60)
-    assert r.returncode == 0 and r.stdout.strip() == f"aix_exporter {dist['version']}", r.stderr
+    assert r.returncode == 0 and r.stdout.strip() == version_line(dist), r.stderr
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "--source", "simulate:case-study", "--once"],
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -197,7 +207,7 @@ def test_pyz_install_sets_up_the_src_subsystem_with_stand_in_commands(dist, bare
     assert got.count(["startsrc", "-s", "aix_exporter"]) == 1
     # the launcher runs the installed bundle (the install ran its --check-config already)
     r = subprocess.run([str(launcher), "--version"], capture_output=True, text=True, env=env, timeout=60)
-    assert r.returncode == 0 and r.stdout.strip() == f"aix_exporter {dist['version']}"
+    assert r.returncode == 0 and r.stdout.strip() == version_line(dist)
     # an edited configuration and the flags set at install are never overwritten by installing again
     config.write_text(config.read_text() + "\n# edited\n")
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-p", str(prefix), "-u", "root", "-c", str(config),
