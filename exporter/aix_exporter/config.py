@@ -179,7 +179,7 @@ def problems(s: Settings) -> list:
         if s.tsm.actlog_file:
             add("tsm.dsmadmc", "tsm.actlog_file and tsm.dsmadmc are both set: the activity log comes from one of "
                                "them (a log file, or a dsmadmc query)")
-        if any(isinstance(a, str) and _PASSWORD_OPTION.match(a) for a in s.tsm.dsmadmc or []):
+        if any(isinstance(a, str) and DSMADMC_PASSWORD_OPTION.match(a) for a in s.tsm.dsmadmc or []):
             add("tsm.dsmadmc", "a password on the command line (every user sees it in ps): use tsm.admin_id and "
                                "tsm.password_file, which go to dsmadmc on standard input")
     if s.tsm.admin_id is not None and (not isinstance(s.tsm.admin_id, str) or not _COMMAND_RE.match(s.tsm.admin_id)):
@@ -228,8 +228,16 @@ def _marks(node, path: str = "", out: Optional[dict] = None) -> dict:
     return out
 
 
-# dsmadmc's -PAssword= in any abbreviation from -pa (a password on a command line: ps shows it)
-_PASSWORD_OPTION = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=", re.IGNORECASE)
+# dsmadmc's -PAssword= in any abbreviation from -pa, any case (a password on a command line: ps
+# shows it): refused in tsm.dsmadmc here, its value hidden in logs by sources/system.py redact()
+DSMADMC_PASSWORD_OPTION = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=", re.IGNORECASE)
+
+
+def password_mode_problem(path: str, mode: int) -> Optional[str]:
+    """Why a password file of this mode must not be used (others can read it), or None."""
+    if mode & 0o077:
+        return f"{path}: readable by others (mode {mode & 0o777:o}); chmod 600 it"
+    return None
 
 
 def file_problems(s: Settings) -> list:
@@ -249,9 +257,9 @@ def file_problems(s: Settings) -> list:
         except OSError as e:
             out.append(("tsm.password_file", f"{tsm.password_file}: {e.strerror}"))
         else:
-            if st.st_mode & 0o077:
-                out.append(("tsm.password_file", f"{tsm.password_file}: readable by others (mode "
-                                                 f"{st.st_mode & 0o777:o}); chmod 600 it"))
+            unsafe = password_mode_problem(tsm.password_file, st.st_mode)
+            if unsafe:
+                out.append(("tsm.password_file", unsafe))
             elif not os.access(tsm.password_file, os.R_OK):
                 out.append(("tsm.password_file", f"{tsm.password_file}: not readable by this user (uid {os.geteuid()})"))
     if sp.report_dir:

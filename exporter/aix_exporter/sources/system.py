@@ -21,7 +21,7 @@ import time
 from typing import Optional
 
 from ..commands import COMMANDS, TABLE
-from ..config import Settings
+from ..config import DSMADMC_PASSWORD_OPTION, Settings, password_mode_problem
 from . import CommandFailed, NotRunning, SourceError, open_regular, processes, splat_window
 from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
 
@@ -30,14 +30,13 @@ ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/bin:/usr/sbin:/bin:/sbin"}
 
 MAX_OUTPUT = 64 << 20    # bytes of stdout one command may print; more is an error, not memory
 _STDERR_KEPT = 4096
-# dsmadmc takes -PAssword= abbreviated to any prefix from -pa, in any case
-_SECRET_RE = re.compile(r"^(-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=)(.+)$", re.IGNORECASE)
-
-
 def redact(argv: list) -> str:
     """The command line for a log line, with the value of dsmadmc's password option hidden in
-    every spelling dsmadmc accepts (-pa= to -password=, any case)."""
-    return " ".join(_SECRET_RE.sub(r"\1***", a) for a in argv)
+    every spelling dsmadmc accepts (-pa= to -password=, any case: config.DSMADMC_PASSWORD_OPTION)."""
+    def one(a: str) -> str:
+        m = DSMADMC_PASSWORD_OPTION.match(a)
+        return a[:m.end()] + "***" if m and m.end() < len(a) else a
+    return " ".join(one(a) for a in argv)
 
 
 def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optional[bytes] = None) -> str:
@@ -84,7 +83,7 @@ def _try_reap(proc) -> bool:
     try:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
     except ChildProcessError:   # reaped elsewhere: no usage to account
-        proc.returncode = -1 if proc.returncode is None else proc.returncode
+        proc.returncode = -1
         return True
     if not pid:
         return False
@@ -221,8 +220,9 @@ class SystemSource:
             raise SourceError("tsm: tsm.admin_id and tsm.password_file are not configured")
         fh, st = open_regular(path, "password file")
         with fh:
-            if st.st_mode & 0o077:
-                raise SourceError(f"{path}: readable by others (mode {st.st_mode & 0o777:o}); chmod 600 it")
+            unsafe = password_mode_problem(path, st.st_mode)
+            if unsafe:
+                raise SourceError(unsafe)
             secret = fh.read(4096).decode("utf-8", "replace").strip().splitlines()
         if not secret or not secret[0]:
             raise SourceError(f"{path}: empty password file")
