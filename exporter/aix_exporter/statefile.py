@@ -38,17 +38,22 @@ def _read(path: str) -> Optional[bytes]:
         return None
 
 
-def foreign(path: str) -> Optional[str]:
-    """Why the file at ``path`` must not be written over, or None (absent, or ours, damaged or not)."""
+def _inspect(path: str) -> tuple:
+    """(why the file at ``path`` must not be written over or None, its bytes or None)."""
     if not os.path.lexists(path):
-        return None
+        return None, None
     if not os.path.isfile(path) or os.path.islink(path):
-        return f"{path} exists and is not a regular file"
+        return f"{path} exists and is not a regular file", None
     data = _read(path)
     if data is None or not data.strip() or _OURS_START.match(data):
-        return None
+        return None, data
     return (f"{path} exists and is not an aix_exporter state file (a typo of the path?): it is never "
-            "overwritten; point tsm.state_file at a new path")
+            "overwritten; point tsm.state_file at a new path"), data
+
+
+def foreign(path: str) -> Optional[str]:
+    """Why the file at ``path`` must not be written over, or None (absent, or ours, damaged or not)."""
+    return _inspect(path)[0]
 
 
 def _valid(state) -> Optional[str]:
@@ -78,7 +83,11 @@ def _valid(state) -> Optional[str]:
 
 
 def _parse(path: str):
-    data = _read(path)
+    return _state_of(_read(path))
+
+
+def _state_of(data: Optional[bytes]):
+    """(state, None) for a good state of ours, else (None, what is wrong)."""
     if data is None:
         return None, "absent"
     try:
@@ -109,7 +118,7 @@ def load(path: str) -> Optional[dict]:
 
 def save(path: str, state: dict) -> None:
     """Write ``state`` (temp file, fsync, rename), the state it replaces kept as FILE.1."""
-    why = foreign(path)
+    why, replaced = _inspect(path)   # (read once: to refuse a file not ours, and to keep a good one)
     if why is not None:
         raise OSError(why)
     d = os.path.dirname(os.path.abspath(path))
@@ -120,7 +129,7 @@ def save(path: str, state: dict) -> None:
             json.dump({"kind": KIND, **state}, fh)
             fh.flush()
             os.fsync(fh.fileno())
-        if _parse(path)[0] is not None:   # the state it replaces, when it is a good one
+        if _state_of(replaced)[0] is not None:   # the state it replaces, when it is a good one
             os.replace(path, path + ".1")
         os.replace(tmp, path)
     except BaseException:
