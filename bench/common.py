@@ -92,3 +92,25 @@ def stop(proc):
         proc.wait(10)
     except Exception:
         proc.kill()
+
+
+STALLED_HELLO = bytes.fromhex("16030100c8010000c40303") + bytes(32)   # the start of a TLS ClientHello
+
+
+def stalled_handshakes(port, count, every=0, each=None) -> list:
+    """``count`` connections to 127.0.0.1:``port`` that start a TLS handshake and stall (the
+    attack of bench/hostile.py and tests/adversarial/test_http_exhaustion.py); ``each()`` is
+    called after every ``every`` of them. The caller closes the sockets returned."""
+    socks = []
+    for i in range(count):
+        s = socket.socket()
+        s.settimeout(5)
+        try:
+            s.connect(("127.0.0.1", port))
+            s.send(STALLED_HELLO)
+        except OSError:
+            pass
+        socks.append(s)
+        if every and each and i % every == every - 1:
+            each()
+    return socks

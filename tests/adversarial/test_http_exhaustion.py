@@ -11,8 +11,17 @@ import pytest
 
 from aix_exporter import web
 from tests.adversarial.test_http_limits import get, rss_kb
-from tests.conftest import free_port
+from tests.conftest import ROOT, free_port
 from tests.e2e.helpers import start, stop
+
+
+def bench_common():
+    """bench/common.py, where the stalled-handshake attack is written once for the benchmark too."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_common", ROOT / "bench" / "common.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def exporter_proc(*extra):
@@ -233,21 +242,11 @@ def test_stalled_tls_handshakes_are_counted_and_bounded(tmp_path):
     port, proc = exporter_proc("--web.config.file", str(cfg))
     socks = []
     try:
-        hello = bytes.fromhex("16030100c8010000c40303") + b"\x00" * 32   # a ClientHello cut short
-        peak = 0
-        for i in range(1500):
-            s = socket.socket()
-            s.settimeout(5)
-            try:
-                s.connect(("127.0.0.1", port))
-                s.send(hello)
-            except OSError:
-                pass
-            socks.append(s)
-            if i % 250 == 249:
-                peak = max(peak, rss_kb(proc.pid))
+        peaks = [0]
+        socks += bench_common().stalled_handshakes(port, 1500, every=250,
+                                                   each=lambda: peaks.append(rss_kb(proc.pid)))
         time.sleep(1)
-        peak = max(peak, rss_kb(proc.pid))
+        peak = max(peaks + [rss_kb(proc.pid)])
         open_sockets = sum(1 for fd in os.listdir(f"/proc/{proc.pid}/fd")
                            if os.readlink(f"/proc/{proc.pid}/fd/{fd}").startswith("socket:"))
         assert open_sockets <= web.MAX_HANDSHAKES + 10, open_sockets
