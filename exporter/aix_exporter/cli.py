@@ -188,6 +188,10 @@ def main(argv=None) -> int:
     log.info("msg=listening address=%s tls=%s basic_auth=%s source=%s collectors=%s version=%s", args.listen,
              web_config.ssl_context is not None, bool(web_config.users), source.name,
              ",".join(c.name for c in collectors), __version__)
+    if web_config.users and web_config.verifier != "bcrypt":
+        log.warning("msg=basic auth: the bcrypt module is not installed; the built-in pure-Python verifier "
+                    "checks passwords (seconds for each new user and password, answers kept). Install bcrypt "
+                    "for speed, or use TLS client certificates (README: Securing the endpoint)")
     def on_term(signum, frame):
         log.info("msg=stopping on signal %d: draining scrapes in flight", signum)
         threading.Thread(target=server.shutdown, daemon=True).start()

@@ -9,7 +9,10 @@
     basic_auth_users:
       prometheus: $2y$10$...         # bcrypt hash (htpasswd -nBC 10 "" | tr -d ':\\n')
 
-Basic auth needs the `bcrypt` package (pip install 'aix-exporter[auth]').
+Basic auth uses the compiled `bcrypt` module when it is installed (pip install
+'aix-exporter[auth]'). Where it cannot be (an offline AIX LPAR: there is no bcrypt wheel for
+AIX), the built-in pure-Python verifier (``purebcrypt``) checks the same hashes, slowly: a
+cost-10 hash takes seconds, once per user and password, since answers are kept.
 
 As exporter-toolkit does it: unknown keys are rejected (a typo such as ``client_auth_typ``
 must not turn client certificates off), every hash is checked at start, a password over
@@ -32,7 +35,17 @@ from typing import Optional
 
 import yaml
 
+from . import purebcrypt
 from .config import ConfigError
+
+
+def _verifier():
+    """(name, checkpw) of the bcrypt implementation to use: the compiled module if present."""
+    try:
+        import bcrypt
+    except ImportError:
+        return "built-in (pure Python, slow: install the bcrypt module for speed)", purebcrypt.checkpw
+    return "bcrypt", bcrypt.checkpw
 
 _CLIENT_AUTH = {
     "NoClientCert": ssl.CERT_NONE,
@@ -56,6 +69,7 @@ _VERSIONS = {"TLS10": ssl.TLSVersion.TLSv1, "TLS11": ssl.TLSVersion.TLSv1_1, "TL
 class WebConfig:
     ssl_context: Optional[ssl.SSLContext] = None
     users: dict = field(default_factory=dict)     # user -> bcrypt hash (bytes)
+    verifier: str = ""                            # which bcrypt implementation checks them
     cert_files: tuple = ()                        # (cert, key) as loaded, for reloading
     _mtimes: tuple = ()
     _good: set = field(default_factory=set)       # (user, sha256(password)) found right
@@ -103,10 +117,10 @@ class WebConfig:
             if (user, digest) in self._bad:
                 return False
         hashed = self.users.get(user)
-        import bcrypt
+        checkpw = _verifier()[1]
         with self._bcrypt:   # one bcrypt check at a time: guessing clients cannot starve scrapes
             try:
-                ok = bcrypt.checkpw(secret, hashed if hashed is not None else _DUMMY_HASH) and hashed is not None
+                ok = checkpw(secret, hashed if hashed is not None else _DUMMY_HASH) and hashed is not None
             except ValueError:
                 ok = False
         with self._lock:
@@ -207,17 +221,14 @@ def _load(path: str) -> WebConfig:
     if not isinstance(users, dict):
         raise ConfigError(f"{path}: basic_auth_users: expected a mapping of user to bcrypt hash")
     if users:
-        try:
-            import bcrypt
-        except ImportError:
-            raise ConfigError(f"{path}: basic_auth_users needs the bcrypt package (pip install 'aix-exporter[auth]')") from None
+        wc.verifier = _verifier()[0]
         for user, hashed in users.items():
             if not isinstance(hashed, str) or not hashed.startswith(("$2a$", "$2b$", "$2y$")):
                 raise ConfigError(f"{path}: basic_auth_users.{user}: expected a bcrypt hash")
             try:   # a malformed hash is refused now, not by a failing login later
-                bcrypt.checkpw(b"", hashed.encode())
-            except ValueError:
-                raise ConfigError(f"{path}: basic_auth_users.{user}: malformed bcrypt hash") from None
+                purebcrypt.parse(hashed.encode())
+            except purebcrypt.HashError as e:
+                raise ConfigError(f"{path}: basic_auth_users.{user}: malformed bcrypt hash: {e}") from None
             wc.users[str(user)] = hashed.encode()
     return wc
 

@@ -161,6 +161,46 @@ def test_pyz_runs_without_any_installed_dependency(dist, bare_python):
     assert not [l for l in lines if l.startswith("aix_exporter_collector_success") and l.endswith(" 0.0")]
 
 
+def test_pyz_serves_basic_auth_without_the_bcrypt_module(dist, bare_python, tmp_path):
+    """The offline-LPAR case: no bcrypt module at all, the bundle checks the hash itself."""
+    import base64
+    import http.client
+    import time
+    from aix_exporter import purebcrypt
+    from tests.conftest import free_port
+    web = tmp_path / "web.yml"
+    web.write_text(f"basic_auth_users:\n  prometheus: '{purebcrypt.hashpw(b's3cret', os.urandom(16), 5).decode()}'\n")
+    port = free_port()
+    proc = subprocess.Popen([str(bare_python), str(dist["pyz"]), "--source", "simulate:case-study",
+                             "--web.listen-address", f"127.0.0.1:{port}", "--web.config.file", str(web)],
+                            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def status(password):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        token = base64.b64encode(f"prometheus:{password}".encode()).decode()
+        conn.request("GET", "/metrics", headers={"Authorization": f"Basic {token}"})
+        r = conn.getresponse()
+        body = r.read().decode()
+        return r.status, body
+
+    try:
+        for _ in range(300):
+            assert proc.poll() is None, proc.communicate()[1]
+            try:
+                first = status("s3cret")
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert first[0] == 200 and "aix_vmstat_large_pages_free" in first[1]
+        assert status("wrong")[0] == 401
+        assert status("s3cret")[0] == 200
+    finally:
+        os.killpg(proc.pid, 15)
+        _, err = proc.communicate(timeout=30)
+    assert "the bcrypt module is not installed; the built-in pure-Python verifier" in err
+
+
 def standins(tmp_path, calls, active=False):
     """Stand-ins for the AIX commands: each appends its name and arguments to ``calls``.
     lssrc answers as for a defined subsystem (active or not); the other ls* find nothing."""

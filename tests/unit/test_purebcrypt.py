@@ -1,0 +1,55 @@
+"""The built-in bcrypt verifier (for hosts without the compiled module) against published
+vectors and against the compiled module itself."""
+import os
+
+import pytest
+
+from aix_exporter import purebcrypt
+
+# Openwall crypt_blowfish's test vectors (wrapper.c), $2a$ at cost 5
+VECTORS = [
+    (b"U*U", b"$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"),
+    (b"U*U*", b"$2a$05$CCCCCCCCCCCCCCCCCCCCC.VGOzA784oUp/Z0DY336zx7pLYAy0lwK"),
+    (b"U*U*U", b"$2a$05$XXXXXXXXXXXXXXXXXXXXXOAcXxm9kjPGEMsLznoKqmqw7tc8WCx4a"),
+    (b"", b"$2a$05$CCCCCCCCCCCCCCCCCCCCC.7uG0VCzI2bS7j6ymqJi9CdcdxiRTWNy"),
+    (b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+     b"$2a$05$abcdefghijklmnopqrstuu5s2v8.iXieOjg/.AySBTTZIIVFJeBui"),
+]
+
+
+@pytest.mark.parametrize("password,hashed", VECTORS)
+def test_published_vectors(password, hashed):
+    assert purebcrypt.checkpw(password, hashed)
+    assert not purebcrypt.checkpw(b"!" + password, hashed)
+    for prefix in (b"$2b$", b"$2y$"):          # the same algorithm for passwords of 72 bytes or fewer
+        assert purebcrypt.checkpw(password, prefix + hashed[4:])
+
+
+def test_blowfish_state_is_pi():
+    words = purebcrypt._pi_words()
+    assert len(words) == 1042
+    assert (words[0], words[17]) == (0x243F6A88, 0x8979FB1B)           # P-array, first and last
+    assert (words[18], words[18 + 255]) == (0xD1310BA6, 0x6E85076A)    # S-box 1
+    assert words[-1] == 0x3AC372E6                                     # S-box 4, last
+
+
+@pytest.mark.parametrize("cost", [4, 6])
+def test_same_hashes_as_the_compiled_module(cost):
+    bcrypt = pytest.importorskip("bcrypt")
+    for password in (b"a", b"s3cret", "pässwörd".encode(), os.urandom(40).replace(b"\0", b"x"), b"z" * 72):
+        salt = os.urandom(16)
+        ours = purebcrypt.hashpw(password, salt, cost)
+        assert ours == bcrypt.hashpw(password, ours[:29])
+        assert bcrypt.checkpw(password, ours)
+
+
+@pytest.mark.parametrize("hashed,why", [
+    (b"$2b$10$short", "not a bcrypt hash"),
+    (b"$2x$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "not a bcrypt hash"),
+    (b"$2a$03$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "cost 3 is outside 4..31"),
+    (b"$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOe", "not a bcrypt hash"),
+    (b"$2a$05$CCCCCCCCCCCCCCCCCCCCC!E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "not a bcrypt hash"),
+])
+def test_malformed_hashes_are_refused(hashed, why):
+    with pytest.raises(purebcrypt.HashError, match=why):
+        purebcrypt.checkpw(b"x", hashed)
