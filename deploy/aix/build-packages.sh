@@ -5,6 +5,12 @@
 #
 #   bash deploy/aix/build-packages.sh [OUTDIR]
 #
+# Signing: with AIX_EXPORTER_SIGNING_KEY set to a GnuPG key (id, fingerprint or e-mail) in the
+# builder's keyring (GNUPGHOME as usual; the key must sign without a passphrase prompt, e.g.
+# through gpg-agent), the RPM is signed (rpmsign), SHA256SUMS gets a detached signature
+# SHA256SUMS.asc and the public key is written as RPM-GPG-KEY-aix_exporter. Without it the build
+# says "unsigned" and writes neither.
+#
 # Runs on Linux: needs python3 (a virtual environment is made as for the tests), rpmbuild
 # (Debian package rpm, installed here when run as root) and the Python package registry for
 # the pinned dependencies.
@@ -60,11 +66,25 @@ rpmbuild -bb --quiet --define "_topdir $STAGE/rpm" --define "stage $STAGE" --def
     deploy/aix/aix_exporter.spec >/dev/null
 RPM="$OUT/aix_exporter-$VERSION-$RELEASE.noarch.rpm"
 cp "$STAGE/rpm/RPMS/noarch/aix_exporter-$VERSION-$RELEASE.noarch.rpm" "$RPM"
+KEY=${AIX_EXPORTER_SIGNING_KEY:-}
+if [ -n "$KEY" ]; then   # signed before the SBOM and the checksums, which cover the signed file
+    GPG_TTY=${GPG_TTY:-none} rpmsign --addsign --define "__gpg $(command -v gpg)" --define "_gpg_name $KEY" "$RPM" >/dev/null
+fi
 
 # the SBOM of both, and the checksums of all three
 SBOM="$OUT/aix_exporter-$VERSION.cdx.json"
 "$PY" deploy/aix/sbom.py --version "$VERSION" --bundled "$STAGE/lib" --pip-report "$STAGE/pip-report.json" \
     --out "$SBOM" "$RPM" "$PYZ"
 (cd "$OUT" && sha256sum "$(basename "$RPM")" "$(basename "$PYZ")" "$(basename "$SBOM")" > SHA256SUMS)
-echo "built in $OUT:"
-(cd "$OUT" && ls -l "$(basename "$RPM")" "$(basename "$PYZ")" "$(basename "$SBOM")" SHA256SUMS | awk '{print "  " $5 "  " $9}')
+FILES=("$(basename "$RPM")" "$(basename "$PYZ")" "$(basename "$SBOM")" SHA256SUMS)
+rm -f "$OUT/SHA256SUMS.asc" "$OUT/RPM-GPG-KEY-aix_exporter"
+if [ -n "$KEY" ]; then
+    gpg --batch --yes --quiet --local-user "$KEY" --armor --detach-sign --output "$OUT/SHA256SUMS.asc" "$OUT/SHA256SUMS"
+    gpg --batch --quiet --armor --export "$KEY" > "$OUT/RPM-GPG-KEY-aix_exporter"
+    FILES+=(SHA256SUMS.asc RPM-GPG-KEY-aix_exporter)
+    SIGNED="signed with $(gpg --batch --with-colons --fingerprint "$KEY" | awk -F: '$1 == "fpr" {print $10; exit}')"
+else
+    SIGNED="unsigned (set AIX_EXPORTER_SIGNING_KEY to a GnuPG key to sign the RPM and SHA256SUMS)"
+fi
+echo "built in $OUT, $SIGNED:"
+(cd "$OUT" && ls -l "${FILES[@]}" | awk '{print "  " $5 "  " $9}')

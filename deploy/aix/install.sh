@@ -3,18 +3,19 @@
 #
 #   install.sh [-u USER] [-p PREFIX] [-c CONFIG] [-l LOG] [-s STATEDIR] [-L LISTEN] [-W WEBCONFIG]
 #              [-w WHEEL] [-i] [-n]                                                     install or upgrade
-#   install.sh -r [-n]                                                                remove
+#   install.sh -r [-P] [-n]                                                           remove
 #
 #   -u USER    run as USER (default aixexp; created if missing). 'root' runs as root, which the
 #              splat trace window needs (trace, trcrpt, splat and ps eww of other users).
 #   -p PREFIX  Python virtual environment (default /opt/aix_exporter)
 #   -c CONFIG  configuration file (default /etc/aix_exporter.yml, created from the example)
-#   -l LOG     log file (default /var/log/aix_exporter.log)
+#   -l LOG     log file (default /var/log/aix_exporter/aix_exporter.log)
 #   -s STATEDIR, -L LISTEN, -W WEBCONFIG: as src-setup.sh (state directory, listen address, web
 #              configuration file; the last two kept across upgrades in /etc/aix_exporter.args)
 #   -w WHEEL   the aix_exporter wheel or source directory to install (default: this checkout)
 #   -i         inittab entry instead of SRC (always runs as root)
 #   -r         remove: stop, delete the SRC subsystem / inittab entry and the role
+#   -P         with -r: also the user, the state directory, the flags file and the logs
 #   -n         dry run: print the commands instead of running them
 #
 # Needs python3 and pip from the AIX Toolbox (dnf install python3 python3-pip) and a network
@@ -26,7 +27,7 @@ set -eu
 USER_NAME=aixexp
 PREFIX=/opt/aix_exporter
 CONFIG=/etc/aix_exporter.yml
-LOG=/var/log/aix_exporter.log
+LOG=/var/log/aix_exporter/aix_exporter.log
 HERE=$(cd "$(dirname "$0")" && pwd)
 WHEEL=$(cd "$HERE/../.." && pwd)
 MODE=src
@@ -34,8 +35,9 @@ ACTION=install
 DRY=0
 PYTHON=/opt/freeware/bin/python3
 PASS=""
+PURGE=""
 
-while getopts "u:p:c:l:s:L:W:w:irn" opt; do
+while getopts "u:p:c:l:s:L:W:w:irPn" opt; do
     case $opt in
         u) USER_NAME=$OPTARG ;;
         p) PREFIX=$OPTARG ;;
@@ -46,8 +48,9 @@ while getopts "u:p:c:l:s:L:W:w:irn" opt; do
         w) WHEEL=$OPTARG ;;
         i) MODE=inittab ;;
         r) ACTION=remove ;;
+        P) PURGE=-P ;;
         n) DRY=1 ;;
-        *) sed -n '2,25p' "$0"; exit 2 ;;
+        *) sed -n '2,26p' "$0"; exit 2 ;;
     esac
 done
 
@@ -70,7 +73,7 @@ run() {
 dry=""
 [ "$DRY" = 1 ] && dry=-n
 if [ "$ACTION" = remove ]; then
-    exec sh "$HERE/src-setup.sh" remove $dry
+    exec sh "$HERE/src-setup.sh" remove -u "$USER_NAME" -c "$CONFIG" -l "$LOG" $PASS $PURGE $dry
 fi
 
 # stop a running copy first: re-running install.sh is the upgrade (src-setup.sh starts it again)

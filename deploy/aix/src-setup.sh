@@ -6,14 +6,17 @@
 #   src-setup.sh install -x LAUNCHER [-u USER] [-c CONFIG] [-e EXAMPLE] [-l LOG] [-s STATEDIR]
 #                        [-L LISTEN] [-W WEBCONFIG] [-i] [-n]
 #   src-setup.sh restart [-n]          restart a defined subsystem (after an upgrade)
-#   src-setup.sh remove [-n]           stop, delete the SRC subsystem / inittab entry and the role
+#   src-setup.sh remove [-P] [-n]      stop, delete the SRC subsystem / inittab entry and the role;
+#                                      -P also the user, STATEDIR, ARGS and the log files
 #
 #   -x LAUNCHER  the aix-exporter command to run (absolute path)
 #   -u USER      run as USER (default aixexp; created if missing). 'root' runs as root, which the
 #                splat trace window needs (trace, trcrpt, splat and ps eww of other users).
 #   -c CONFIG    configuration file (default /etc/aix_exporter.yml)
 #   -e EXAMPLE   copy EXAMPLE to CONFIG when CONFIG does not exist yet (never over an edited one)
-#   -l LOG       log file (default /var/log/aix_exporter.log)
+#   -l LOG       log file (default /var/log/aix_exporter/aix_exporter.log), rotated by the exporter at
+#                10 MiB (--log.file in ARGS: LOG.1 .. LOG.3 kept); its directory, when named for
+#                aix_exporter, is made the service user's so that the exporter can rotate in it
 #   -s STATEDIR  the service user's own directory, mode 0700 (default /var/lib/aix_exporter):
 #                the example configuration keeps tsm.state_file there
 #   -L LISTEN    listen address (default :10990), kept in ARGS (CONFIG with .args for .yml)
@@ -33,20 +36,21 @@ ROLE=aixexporter
 USER_NAME=aixexp
 CONFIG=/etc/aix_exporter.yml
 EXAMPLE=
-LOG=/var/log/aix_exporter.log
+LOG=/var/log/aix_exporter/aix_exporter.log
 STATEDIR=/var/lib/aix_exporter
 LISTEN=
 WEBCONFIG=
 LAUNCHER=
 MODE=src
 DRY=0
+PURGE=0
 # Commands whose RBAC access authorisations the role gets (read on the target with lssecattr).
 # the command table's rbac executables (commands.rbac_executables(); tests/unit/test_commands.py)
 PRIV_CMDS="/usr/bin/iostat /usr/bin/svmon /usr/bin/vmstat /usr/sbin/vmo"
 
 ACTION=${1:-}
-case $ACTION in install|restart|remove) shift ;; *) sed -n '2,31p' "$0" >&2; exit 2 ;; esac
-while getopts "x:u:c:e:l:s:L:W:in" opt; do
+case $ACTION in install|restart|remove) shift ;; *) sed -n '2,30p' "$0" >&2; exit 2 ;; esac
+while getopts "x:u:c:e:l:s:L:W:inP" opt; do
     case $opt in
         x) LAUNCHER=$OPTARG ;;
         u) USER_NAME=$OPTARG ;;
@@ -58,7 +62,8 @@ while getopts "x:u:c:e:l:s:L:W:in" opt; do
         W) WEBCONFIG=$OPTARG ;;
         i) MODE=inittab ;;
         n) DRY=1 ;;
-        *) sed -n '2,31p' "$0" >&2; exit 2 ;;
+        P) PURGE=1 ;;
+        *) sed -n '2,30p' "$0" >&2; exit 2 ;;
     esac
 done
 
@@ -93,6 +98,9 @@ exporter_args() {
 write_args() {
     if [ -f "$ARGS" ] && [ -z "$LISTEN$WEBCONFIG" ]; then
         echo "keeping $ARGS"
+        if ! grep -q '^--log.file=' "$ARGS"; then   # from a version that did not rotate its log
+            if [ "$DRY" = 1 ]; then echo "+ add to $ARGS: --log.file=$LOG"; else echo "--log.file=$LOG" >>"$ARGS"; fi
+        fi
         return
     fi
     if [ -f "$ARGS" ]; then   # keep what is not given again
@@ -100,13 +108,14 @@ write_args() {
         [ -n "$WEBCONFIG" ] || WEBCONFIG=$(sed -n 's/^--web.config.file=//p' "$ARGS")
     fi
     if [ "$DRY" = 1 ]; then
-        echo "+ write $ARGS: --config.file=$CONFIG --web.listen-address=${LISTEN:-:10990}${WEBCONFIG:+ --web.config.file=$WEBCONFIG}"
+        echo "+ write $ARGS: --config.file=$CONFIG --web.listen-address=${LISTEN:-:10990}${WEBCONFIG:+ --web.config.file=$WEBCONFIG} --log.file=$LOG"
         return
     fi
     {
         echo "--config.file=$CONFIG"
         echo "--web.listen-address=${LISTEN:-:10990}"
         [ -z "$WEBCONFIG" ] || echo "--web.config.file=$WEBCONFIG"
+        echo "--log.file=$LOG"
     } >"$ARGS.new"
     chmod 644 "$ARGS.new"
     mv "$ARGS.new" "$ARGS"
@@ -124,7 +133,24 @@ remove() {
         run rmrole "$ROLE"
         run setkst -t role
     fi
-    echo "removed $SUBSYS ($CONFIG, $ARGS, $LOG, $STATEDIR and the user $USER_NAME are kept)"
+    if [ "$PURGE" = 0 ]; then
+        echo "removed $SUBSYS ($CONFIG, $ARGS, $LOG, $STATEDIR and the user $USER_NAME are kept; -P removes all but $CONFIG)"
+        return
+    fi
+    # the state directory only when it is surely ours: the service user's, or named for us
+    owner=$(ls -ld "$STATEDIR" 2>/dev/null | awk '{print $3}')
+    case $STATEDIR in /*aix_exporter*|/*aixexp*) ours=1 ;; *) ours=0 ;; esac
+    if [ "$ours" = 1 ] || { [ "$USER_NAME" != root ] && [ "$owner" = "$USER_NAME" ]; }; then
+        run rm -rf "$STATEDIR"
+    else
+        echo "keeping $STATEDIR: neither named for aix_exporter nor owned by $USER_NAME"
+    fi
+    run rm -f "$ARGS" "$LOG" "$LOG.1" "$LOG.2" "$LOG.3"
+    case $(dirname "$LOG") in */*aix_exporter*) run rmdir "$(dirname "$LOG")" || true ;; esac
+    if [ "$USER_NAME" != root ] && { lsuser "$USER_NAME" >/dev/null 2>&1 || [ "$DRY" = 1 ]; }; then
+        run rmuser -p "$USER_NAME"
+    fi
+    echo "removed $SUBSYS, $STATEDIR, $ARGS, $LOG* and the user $USER_NAME ($CONFIG is kept)"
 }
 
 restart() {
@@ -140,6 +166,8 @@ install() {
     if [ -n "$EXAMPLE" ] && [ ! -f "$CONFIG" ]; then run cp "$EXAMPLE" "$CONFIG"; fi
     write_args
     run "$LAUNCHER" "@$ARGS" --check-config
+    LOGDIR=$(dirname "$LOG")
+    run mkdir -p "$LOGDIR"
     run touch "$LOG"
     if [ "$MODE" = inittab ]; then   # (runs as root: the state directory is root's)
         run mkdir -p "$STATEDIR"
@@ -167,7 +195,11 @@ install() {
             run chuser roles="$ROLE" default_roles="$ROLE" "$USER_NAME"
             run setkst -t role
         fi
-        run chown "$USER_NAME" "$LOG"
+        case $LOGDIR in
+            */*aix_exporter*) run chown "$USER_NAME" "$LOGDIR" "$LOG"; run chmod 750 "$LOGDIR" ;;
+            *) run chown "$USER_NAME" "$LOG"
+               echo "note: $LOGDIR is not the service user's: the exporter cannot rotate $LOG there (use -l /var/log/aix_exporter/aix_exporter.log)" ;;
+        esac
         uid=$(id -u "$USER_NAME" 2>/dev/null || echo "$USER_NAME")
     fi
     # the service user's own directory (tsm.state_file): without it the TSM collector fails

@@ -67,6 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log.level", dest="log_level", default="info", choices=["debug", "info", "warn", "error"])
     p.add_argument("--log.format", dest="log_format", default="logfmt", choices=["logfmt", "json"],
                    help="log lines as logfmt (ts=... level=... msg=...) or one JSON object a line")
+    p.add_argument("--log.file", dest="log_file", default=None,
+                   help="write the log (and stderr) to FILE, rotated by size: FILE.1 .. FILE.N (default: stderr; "
+                        "not with --check-config or --once, which answer on stderr)")
+    p.add_argument("--log.file.max-bytes", dest="log_max_bytes", type=int, default=10 << 20,
+                   help="rotate --log.file at this size (default 10485760, 10 MiB)")
+    p.add_argument("--log.file.backups", dest="log_backups", type=int, default=3,
+                   help="rotated files kept, FILE.1 the newest (default 3)")
     p.add_argument("--source", default="system",
                    help="system (the AIX commands; default), replay:DIR (captured output) or simulate:SCENARIO")
     p.add_argument("--path.commands", dest="command_root", default=None,
@@ -128,10 +135,19 @@ def main(argv=None) -> int:
     if argv and argv[0] == "simulate":
         from .tools.simulate import main as sim_main
         return sim_main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.log_max_bytes < 65536 or args.log_backups < 1:
+        parser.error("--log.file.max-bytes must be 65536 or more and --log.file.backups 1 or more")
     level = {"warn": "WARNING"}.get(args.log_level, args.log_level.upper())
     from . import logfmt
-    logfmt.setup(level, args.log_format, sys.stderr)
+    # --check-config and --once answer on the terminal (an installer shows what is wrong)
+    log_file = None if args.check_config or args.once else args.log_file
+    try:
+        logfmt.setup(level, args.log_format, sys.stderr, log_file, args.log_max_bytes, args.log_backups)
+    except OSError as e:
+        print(f"aix-exporter: cannot write the log file {args.log_file}: {e}", file=sys.stderr)
+        return 1
     from . import webconfig
     try:
         settings = load(args.config, check_files=args.check_config)

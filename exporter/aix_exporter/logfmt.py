@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
+import logging.handlers
+import os
 import re
+import sys
 import time
+from typing import Optional
 
 _KEY = re.compile(r"(?:^|\s)([a-z_][a-z0-9_.]*)=", re.IGNORECASE)
 
@@ -60,8 +64,36 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out)
 
 
-def setup(level: str, fmt: str = "logfmt", stream=None) -> None:
-    handler = logging.StreamHandler(stream)
+class RotatingLog(logging.handlers.RotatingFileHandler):
+    """--log.file: the log kept under a size (FILE, FILE.1 .. FILE.N, the oldest dropped), with
+    the process's stderr sent to the current file, so that what is not logged (a traceback, a
+    message of the Python runtime) lands in the same file and is rotated with it. On AIX the
+    SRC subsystem's -o/-e file is that same path: it holds what comes before this is set up."""
+
+    def __init__(self, path: str, max_bytes: int, backups: int):
+        super().__init__(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8", delay=False)
+        self._stderr_here()
+
+    def _stderr_here(self) -> None:
+        if self.stream is not None:
+            sys.stderr.flush()
+            os.dup2(self.stream.fileno(), 2)
+
+    def doRollover(self) -> None:
+        try:
+            super().doRollover()
+        except OSError as e:   # a directory the service user cannot write: say so once, keep logging
+            self.maxBytes = 0
+            if self.stream is None:
+                self.stream = self._open()
+            self.stream.write(f"ts={time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} level=error "
+                              f'msg="cannot rotate the log file, it is no longer rotated" error="{e}"\n')
+        self._stderr_here()
+
+
+def setup(level: str, fmt: str = "logfmt", stream=None, file: Optional[str] = None,
+          max_bytes: int = 10 << 20, backups: int = 3) -> None:
+    handler: logging.Handler = RotatingLog(file, max_bytes, backups) if file else logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter() if fmt == "json" else LogfmtFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -26,7 +26,60 @@ def dist(tmp_path_factory):
     version = subprocess.run([sys.executable, "-c", "import importlib.metadata as m; print(m.version('aix-exporter'))"],
                              capture_output=True, text=True, check=True).stdout.strip()
     return {"dir": out, "version": version, "rpm": out / f"aix_exporter-{version}-1.noarch.rpm",
-            "pyz": out / f"aix_exporter-{version}.pyz", "sbom": out / f"aix_exporter-{version}.cdx.json"}
+            "pyz": out / f"aix_exporter-{version}.pyz", "sbom": out / f"aix_exporter-{version}.cdx.json",
+            "said": r.stdout}
+
+
+@pytest.fixture(scope="module")
+def signed_dist(dist, tmp_path_factory):
+    """A newer build (release 2), signed with a throw-away GnuPG key made for the test."""
+    need("gpg")
+    need("rpmsign")
+    home = tmp_path_factory.mktemp("gnupg")
+    os.chmod(home, 0o700)
+    env = {**os.environ, "GNUPGHOME": str(home)}
+    subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", "aix_exporter test <test@example.invalid>",
+                    "rsa2048", "sign", "1d"], env=env, check=True, capture_output=True, timeout=120)
+    out = tmp_path_factory.mktemp("dist2")
+    r = subprocess.run(["bash", str(AIX / "build-packages.sh"), str(out)], capture_output=True, text=True, timeout=600,
+                       cwd=ROOT, env={**env, "AIX_EXPORTER_RPM_RELEASE": "2",
+                                      "AIX_EXPORTER_SIGNING_KEY": "test@example.invalid"})
+    assert r.returncode == 0, r.stderr
+    return {"dir": out, "env": env, "said": r.stdout, "rpm": out / f"aix_exporter-{dist['version']}-2.noarch.rpm"}
+
+
+def test_an_unsigned_build_says_so(dist):
+    assert "unsigned (set AIX_EXPORTER_SIGNING_KEY" in dist["said"]
+    assert "Signature   : (none)" in rpm("-qpi", str(dist["rpm"]))
+    assert not (dist["dir"] / "SHA256SUMS.asc").exists()
+
+
+def test_a_signed_build_verifies_as_the_readme_says(signed_dist, tmp_path):
+    """rpm -K with the imported key, gpg --verify of SHA256SUMS.asc, sha256sum -c: all pass, and
+    a changed byte in the RPM or in SHA256SUMS fails them."""
+    out, env = signed_dist["dir"], signed_dist["env"]
+    fpr = subprocess.run(["gpg", "--batch", "--with-colons", "--fingerprint", "test@example.invalid"], env=env,
+                         capture_output=True, text=True, check=True).stdout.split("fpr:::::::::")[1].split(":")[0]
+    assert f"signed with {fpr}:" in signed_dist["said"]
+    db = tmp_path / "db"
+    rpm("--dbpath", str(db), "--import", str(out / "RPM-GPG-KEY-aix_exporter"))
+    assert rpm("--dbpath", str(db), "-K", str(signed_dist["rpm"])).strip().endswith("digests signatures OK")
+    assert fpr[-16:].lower() in rpm("-qpi", str(signed_dist["rpm"]))
+    ok = subprocess.run(["gpg", "--batch", "--verify", "SHA256SUMS.asc", "SHA256SUMS"], cwd=out, env=env,
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and "Good signature" in ok.stderr
+    assert subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=out, capture_output=True).returncode == 0
+    tampered = tmp_path / "SHA256SUMS"
+    tampered.write_text((out / "SHA256SUMS").read_text().replace("noarch.rpm", "noarch.rpm "))
+    bad = subprocess.run(["gpg", "--batch", "--verify", str(out / "SHA256SUMS.asc"), str(tampered)], env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "BAD signature" in bad.stderr
+    data = bytearray(signed_dist["rpm"].read_bytes())
+    data[-100] ^= 1
+    broken = tmp_path / signed_dist["rpm"].name
+    broken.write_bytes(bytes(data))
+    r = subprocess.run(["rpm", "--dbpath", str(db), "-K", str(broken)], capture_output=True, text=True)
+    assert r.returncode != 0
 
 
 def version_line(dist):
@@ -100,13 +153,9 @@ def test_rpm_scripts_create_restart_and_remove_the_subsystem_with_the_shared_scr
         assert got == expected, (name, arg, got)
 
 
-def test_rpm_upgrade_keeps_the_edited_config_and_the_state_file(dist, tmp_path):
+def test_rpm_upgrade_keeps_the_edited_config_and_the_state_file(dist, signed_dist, tmp_path):
     """rpm -U of a newer build (release 2) over an installed one: the edited configuration and
     the TSM state file (not the package's) stay, the package's files are the new ones."""
-    out = tmp_path / "dist2"
-    r = subprocess.run(["bash", str(AIX / "build-packages.sh"), str(out)], capture_output=True, text=True, timeout=600,
-                       cwd=ROOT, env={**os.environ, "AIX_EXPORTER_RPM_RELEASE": "2"})
-    assert r.returncode == 0, r.stderr
     root, db = tmp_path / "root", tmp_path / "db"
     rpm("--root", str(root), "--dbpath", str(db), "--nodeps", "--noscripts", "-i", str(dist["rpm"]))
     config = root / "etc" / "aix_exporter.yml"
@@ -114,8 +163,8 @@ def test_rpm_upgrade_keeps_the_edited_config_and_the_state_file(dist, tmp_path):
     state = root / "var" / "lib" / "aix_exporter" / "tsm-state.json"
     state.parent.mkdir(parents=True)
     state.write_text('{"offset": 4096}')
-    rpm("--root", str(root), "--dbpath", str(db), "--nodeps", "--noscripts", "-U",
-        str(out / f"aix_exporter-{dist['version']}-2.noarch.rpm"))
+    rpm("--root", str(root), "--dbpath", str(db), "--nodeps", "--noscripts", "--nosignature", "-U",
+        str(signed_dist["rpm"]))
     assert rpm("--root", str(root), "--dbpath", str(db), "-q", "aix_exporter").strip() == \
         f"aix_exporter-{dist['version']}-2.noarch"
     assert config.read_text().endswith("# edited by the admin\n") and not list(root.glob("etc/*.rpmnew"))
@@ -226,14 +275,14 @@ def test_pyz_install_sets_up_the_src_subsystem_with_stand_in_commands(dist, bare
     config.parent.mkdir()
     log.parent.mkdir()
     env = {"PATH": f"{bin_}:/usr/bin:/bin", "LC_ALL": "C"}
-    state = tmp_path / "state"
+    state = tmp_path / "aix_exporter-state"
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-p", str(prefix), "-u", "root", "-c", str(config),
                         "-l", str(log), "-s", str(state), "-L", "127.0.0.1:10990"], capture_output=True, text=True,
                        env=env, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     launcher = prefix / "bin" / "aix-exporter"
     args = config.parent / "aix_exporter.args"
-    assert args.read_text() == f"--config.file={config}\n--web.listen-address=127.0.0.1:10990\n"
+    assert args.read_text() == f"--config.file={config}\n--web.listen-address=127.0.0.1:10990\n--log.file={log}\n"
     assert state.is_dir() and oct(state.stat().st_mode & 0o777) == "0o700"
     assert (prefix / "aix_exporter.pyz").read_bytes() == dist["pyz"].read_bytes()
     assert config.read_text() == (AIX / "aix_exporter.yml").read_text() and log.exists()
@@ -248,12 +297,14 @@ def test_pyz_install_sets_up_the_src_subsystem_with_stand_in_commands(dist, bare
     # the launcher runs the installed bundle (the install ran its --check-config already)
     r = subprocess.run([str(launcher), "--version"], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == version_line(dist)
-    # an edited configuration and the flags set at install are never overwritten by installing again
+    # an edited configuration and the flags set at install are never overwritten by installing again;
+    # flags from a version without --log.file gain it (the log is then rotated)
     config.write_text(config.read_text() + "\n# edited\n")
+    args.write_text(f"--config.file={config}\n--web.listen-address=127.0.0.1:10990\n")
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-p", str(prefix), "-u", "root", "-c", str(config),
                         "-l", str(log), "-s", str(state)], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0 and config.read_text().endswith("# edited\n")
-    assert args.read_text() == f"--config.file={config}\n--web.listen-address=127.0.0.1:10990\n"
+    assert args.read_text() == f"--config.file={config}\n--web.listen-address=127.0.0.1:10990\n--log.file={log}\n"
     web = tmp_path / "web.yml"
     web.write_text("")
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-p", str(prefix), "-u", "root", "-c", str(config),
@@ -261,13 +312,25 @@ def test_pyz_install_sets_up_the_src_subsystem_with_stand_in_commands(dist, bare
                        timeout=120)
     assert r.returncode == 0, r.stderr
     assert args.read_text() == (f"--config.file={config}\n--web.listen-address=127.0.0.1:10990\n"
-                                f"--web.config.file={web}\n")
+                                f"--web.config.file={web}\n--log.file={log}\n")
     calls.write_text("")
     r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-r"], capture_output=True, text=True, env=env,
                        timeout=60)
     assert r.returncode == 0
     assert [c.split("\t") for c in calls.read_text().splitlines() if not c.startswith("ls")] == [
         ["stopsrc", "-s", "aix_exporter"], ["rmssys", "-s", "aix_exporter"]]
+    assert state.is_dir() and args.exists() and log.exists()     # -r alone keeps them
+    # -P: the state directory, the flags and the logs go too; the configuration stays
+    (log.parent / (log.name + ".1")).write_text("rotated\n")
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-r", "-P", "-u", "root", "-c", str(config),
+                        "-l", str(log), "-s", str(state)], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert not state.exists() and not args.exists() and not list(log.parent.iterdir())
+    assert config.read_text().endswith("# edited\n")
+    assert "rmuser" not in calls.read_text()                      # root is never removed
+    r = subprocess.run([str(bare_python), str(dist["pyz"]), "install", "-r", "-P", "-n"], capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert "+ 'rmuser' '-p' 'aixexp'" in r.stdout and "+ 'rm' '-rf' '/var/lib/aix_exporter'" in r.stdout
 
 
 def test_pyz_install_refuses_a_relative_path(dist, bare_python):

@@ -80,17 +80,18 @@ def test_aix_installer_parses_with_sh_n(script):
 
 
 def test_aix_installer_generates_the_src_subsystem():
-    r = sh("-n", "-u", "root", "-p", "/opt/aix_exporter", "-c", "/etc/aix_exporter.yml", "-l", "/var/log/aix_exporter.log")
+    r = sh("-n", "-u", "root", "-p", "/opt/aix_exporter", "-c", "/etc/aix_exporter.yml", "-l", "/var/log/aix_exporter/aix_exporter.log")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     mk = [l for l in lines if l.startswith("+ 'mkssys'")]
     assert mk == ["+ 'mkssys' '-s' 'aix_exporter' '-p' '/opt/aix_exporter/bin/aix-exporter' "
                   "'-a' '@/etc/aix_exporter.args' '-u' '0' "
-                  "'-S' '-n' '15' '-f' '9' '-R' '-Q' '-i' '/dev/null' '-o' '/var/log/aix_exporter.log' "
-                  "'-e' '/var/log/aix_exporter.log' '-G' 'monitoring'"]
+                  "'-S' '-n' '15' '-f' '9' '-R' '-Q' '-i' '/dev/null' '-o' '/var/log/aix_exporter/aix_exporter.log' "
+                  "'-e' '/var/log/aix_exporter/aix_exporter.log' '-G' 'monitoring'"]
     assert lines.index(mk[0]) < lines.index("+ 'startsrc' '-s' 'aix_exporter'")
     # the exporter's flags are kept in one file the service reads (@FILE), written at the first install
-    assert "+ write /etc/aix_exporter.args: --config.file=/etc/aix_exporter.yml --web.listen-address=:10990" in lines
+    assert ("+ write /etc/aix_exporter.args: --config.file=/etc/aix_exporter.yml --web.listen-address=:10990 "
+            "--log.file=/var/log/aix_exporter/aix_exporter.log") in lines
     assert "+ '/opt/aix_exporter/bin/aix-exporter' '@/etc/aix_exporter.args' '--check-config'" in lines
     # the state directory (tsm.state_file) belongs to the service user
     assert lines.index("+ 'mkdir' '-p' '/var/lib/aix_exporter'") < lines.index("+ 'chown' 'root' '/var/lib/aix_exporter'") \
@@ -101,7 +102,9 @@ def test_aix_installer_non_root_user_gets_a_user_and_owns_the_log():
     r = sh("-n", "-u", "aixexp")
     assert r.returncode == 0, r.stderr
     assert "+ 'mkuser' 'login=false' 'rlogin=false' 'pgrp=staff' 'home=/tmp' 'aixexp'" in r.stdout
-    assert "+ 'chown' 'aixexp' '/var/log/aix_exporter.log'" in r.stdout
+    # the log's own directory too, so that the exporter can rotate the log (--log.file) in it
+    assert "+ 'chown' 'aixexp' '/var/log/aix_exporter' '/var/log/aix_exporter/aix_exporter.log'" in r.stdout
+    assert "+ 'chmod' '750' '/var/log/aix_exporter'" in r.stdout
     assert "+ 'chown' 'aixexp' '/var/lib/aix_exporter'" in r.stdout
     # the dry run shows the RBAC steps it would run on AIX, also where lssecattr does not exist
     assert ("+ 'mkrole' 'authorizations=<accessauths of /usr/bin/iostat /usr/bin/svmon /usr/bin/vmstat /usr/sbin/vmo>' "
@@ -113,7 +116,7 @@ def test_aix_installer_inittab_and_remove():
     r = sh("-n", "-i")
     assert r.returncode == 0, r.stderr
     assert ("+ 'mkitab' 'aixexp:2:respawn:/opt/aix_exporter/bin/aix-exporter @/etc/aix_exporter.args "
-            ">>/var/log/aix_exporter.log 2>&1'") in r.stdout
+            ">>/var/log/aix_exporter/aix_exporter.log 2>&1'") in r.stdout
     assert "mkssys" not in r.stdout
     r = sh("-n", "-r")
     assert r.returncode == 0, r.stderr

@@ -70,3 +70,71 @@ def test_the_exporter_logs_in_logfmt(tmp_path):
     for line in lines:
         got = parse(line)
         assert got["level"] in ("debug", "info", "warning", "error") and "msg" in got, line
+
+
+ROTATE = """
+import logging, os, sys
+from aix_exporter import logfmt
+if sys.argv[2] == "read-only":        # a directory the service user cannot rename in
+    def refuse(a, b):
+        raise PermissionError(13, "Permission denied", a)
+    os.rename = refuse
+logfmt.setup("INFO", "logfmt", None, sys.argv[1], 65536, 2)
+log = logging.getLogger("aix_exporter")
+for i in range(3000):
+    log.info("msg=line collector=vmstat n=%05d pad=%s", i, "x" * 60)
+os.write(2, b"Traceback (most recent call last): written to stderr, not logged\\n")
+"""
+
+
+def run_rotation(tmp_path, mode):
+    import subprocess
+    import sys
+    from tests.e2e.helpers import env
+    path = tmp_path / "aix_exporter.log"
+    r = subprocess.run([sys.executable, "-c", ROTATE, str(path), mode], capture_output=True, text=True, env=env(),
+                       timeout=60)
+    assert r.returncode == 0 and r.stderr == "", r.stderr   # stderr went to the log file
+    return path
+
+
+def test_log_file_is_rotated_by_size_with_stderr_in_it(tmp_path):
+    path = run_rotation(tmp_path, "writable")
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["aix_exporter.log", "aix_exporter.log.1", "aix_exporter.log.2"]   # 2 kept, the oldest dropped
+    line = len(parse_first(path.with_name("aix_exporter.log.1")))
+    for p in tmp_path.iterdir():
+        assert p.stat().st_size <= 65536 + line
+    current = path.read_text().splitlines()
+    # the newest lines are in FILE, in order, and what reached stderr follows them
+    assert parse(current[-2])["n"] == "02999"
+    assert current[-1] == "Traceback (most recent call last): written to stderr, not logged"
+    older = path.with_name("aix_exporter.log.1").read_text().splitlines()
+    assert int(parse(older[-1])["n"]) + 1 == int(parse(current[0])["n"])   # nothing lost between files
+
+
+def parse_first(p):
+    return p.read_text().splitlines()[0] + "\n"
+
+
+def test_a_log_that_cannot_be_rotated_says_so_once_and_keeps_logging(tmp_path):
+    path = run_rotation(tmp_path, "read-only")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["aix_exporter.log"]
+    lines = path.read_text().splitlines()
+    errors = [l for l in lines if "cannot rotate the log file" in l]
+    assert len(errors) == 1 and parse(errors[0])["level"] == "error" and "Permission denied" in parse(errors[0])["error"]
+    assert parse(lines[-2])["n"] == "02999" and len(lines) == 3000 + 2
+
+
+def test_check_config_answers_on_stderr_even_with_a_log_file(tmp_path):
+    """The installers run `aix-exporter @ARGS --check-config`, ARGS holding --log.file: the
+    answer must reach the installer's terminal, and the log's directory may not exist yet."""
+    import subprocess
+    import sys
+    from tests.e2e.helpers import env
+    bad = tmp_path / "bad.yml"
+    bad.write_text("tsm:\n  actlog_file: /nonexistent/dsmserv.log\n")
+    log = tmp_path / "not-yet" / "aix_exporter.log"
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", f"--log.file={log}", "--config.file", str(bad),
+                        "--check-config"], capture_output=True, text=True, env=env(), timeout=60)
+    assert r.returncode == 1 and "/nonexistent/dsmserv.log: no such file" in r.stderr and not log.parent.exists()

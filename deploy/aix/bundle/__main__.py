@@ -4,7 +4,8 @@ zipapp, or /opt/aix_exporter/lib of the RPM); any python3 >= 3.9 runs it.
     python3 aix_exporter.pyz [exporter options]        run the exporter (--version, --help)
     python3 aix_exporter.pyz install [-p PREFIX] [-u USER] [-c CONFIG] [-l LOG] [-s STATEDIR]
                                      [-L LISTEN] [-W WEBCONFIG] [-i] [-n]
-    python3 aix_exporter.pyz install -r [-n]            remove the SRC subsystem
+    python3 aix_exporter.pyz install -r [-P] [-n]       remove the SRC subsystem (-P: with the
+                                                        user, state directory, flags and logs)
 
 install copies the bundle to PREFIX (default /opt/aix_exporter), writes the launcher
 PREFIX/bin/aix-exporter, creates CONFIG from the example when it does not exist yet and sets
@@ -30,13 +31,16 @@ def install(argv) -> int:
     p.add_argument("-p", dest="prefix", default="/opt/aix_exporter", help="where the bundle goes (default %(default)s)")
     p.add_argument("-u", dest="user", default="aixexp", help="run as USER (default %(default)s; root for splat)")
     p.add_argument("-c", dest="config", default="/etc/aix_exporter.yml", help="configuration file (default %(default)s)")
-    p.add_argument("-l", dest="log", default="/var/log/aix_exporter.log", help="log file (default %(default)s)")
+    p.add_argument("-l", dest="log", default="/var/log/aix_exporter/aix_exporter.log", help="log file (default %(default)s)")
     p.add_argument("-s", dest="statedir", default="/var/lib/aix_exporter",
                    help="the service user's state directory (default %(default)s)")
     p.add_argument("-L", dest="listen", default="", help="listen address (default :10990; kept on upgrade)")
     p.add_argument("-W", dest="webconfig", default="", help="web configuration file: TLS, basic auth (kept on upgrade)")
     p.add_argument("-i", dest="inittab", action="store_true", help="an inittab entry instead of SRC")
     p.add_argument("-r", dest="remove", action="store_true", help="remove the SRC subsystem or inittab entry")
+    p.add_argument("-P", dest="purge", action="store_true",
+                   help="with -r: remove the user, the state directory, the flags file and the logs too "
+                        "(the configuration is kept)")
     p.add_argument("-n", dest="dry", action="store_true", help="print the commands instead of running them")
     args = p.parse_args(argv)
     for path in (args.prefix, args.config, args.log, args.statedir) + ((args.webconfig,) if args.webconfig else ()):
@@ -54,7 +58,9 @@ def install(argv) -> int:
                 fh.write(pkgutil.get_data("aix_exporter_deploy", name))
         setup = ["/bin/sh", files["src-setup.sh"]]
         if args.remove:
-            return subprocess.run(setup + ["remove"] + (["-n"] if args.dry else []), env=env).returncode
+            return subprocess.run(setup + ["remove", "-u", args.user, "-c", args.config, "-l", args.log,
+                                           "-s", args.statedir] + (["-P"] if args.purge else [])
+                                  + (["-n"] if args.dry else []), env=env).returncode
         target = os.path.join(args.prefix, "aix_exporter.pyz")
         launcher = os.path.join(args.prefix, "bin", "aix-exporter")
         script = f'#!/bin/sh\n# aix_exporter launcher, written by aix_exporter.pyz install\nexec {sys.executable} -s {target} "$@"\n'
