@@ -14,8 +14,13 @@ local rowName(k) = '%d %s' % [k + 1, figures[k].row];
 local part(p, offset) = std.strReplace(std.strReplace(std.strReplace(F.parts[p.part].window,
   'SEL', std.join(',', [i] + (if std.objectHas(p, 'select') then [p.select] else []))),
   'RANGE', '$window'), 'AT', ' offset ' + offset);
-local at(f, offset) = (if std.objectHas(f, 'per') then '((%s) / (%s))' % [part(f.of, offset), part(f.per, offset)]
-                       else '(%s)' % part(f.of, offset)) + (if std.objectHas(f, 'scale') then f.scale else '');
+// zero_if_absent: no series of the figure's own while its part has others is 0 (svmon -G has no
+// row for a page size that is not configured)
+local of(f, offset) = if std.objectHas(f, 'zero_if_absent') && f.zero_if_absent
+                      then '(%s) or (0 * %s)' % [part(f.of, offset), part({ part: f.of.part }, offset)]
+                      else part(f.of, offset);
+local at(f, offset) = (if std.objectHas(f, 'per') then '((%s) / (%s))' % [of(f, offset), part(f.per, offset)]
+                       else '(%s)' % of(f, offset)) + (if std.objectHas(f, 'scale') then f.scale else '');
 local index(key) = [k for k in std.range(0, std.length(figures) - 1) if figures[k].key == key][0];
 local labelled(offset) = std.join('\nor\n', [
   'label_replace(%s, "figure", "%s", "", "")' % [at(figures[k], offset), rowName(k)]

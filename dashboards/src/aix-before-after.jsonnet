@@ -24,19 +24,24 @@ local partIn(p, r, sel) = 'max by (instance, job) (avg_over_time(%s{%s}[$__range
   F.parts[p.part].record,
   std.join(',', [m for m in [sel, 'regime="%s"' % regimes[r], if std.objectHas(p, 'select') then p.select else ''] if m != ''])];
 // the figure in one regime: its part, or the ratio of its two parts' regime averages, then its scale
+// (zero_if_absent: no series of the figure's own while its part has others is 0)
+local ofIn(f, r, sel) = if std.objectHas(f, 'zero_if_absent') && f.zero_if_absent
+                        then '(%s or 0 * %s)' % [partIn(f.of, r, sel), partIn({ part: f.of.part }, r, sel)]
+                        else partIn(f.of, r, sel);
 local inRegime(f, r, sel=i) = '(%s%s)' % [
-  if std.objectHas(f, 'per') then '(%s) / (%s)' % [partIn(f.of, r, sel), partIn(f.per, r, sel)] else partIn(f.of, r, sel),
+  if std.objectHas(f, 'per') then '(%s) / (%s)' % [ofIn(f, r, sel), partIn(f.per, r, sel)] else ofIn(f, r, sel),
   if std.objectHas(f, 'scale') then f.scale else ''];
 local column(r) = std.join('\nor\n', ['label_replace(%s, "figure", "%s", "", "")' % [inRegime(figures[k], r), rowName(k)]
                                        for k in std.range(0, std.length(figures) - 1)]);
 // after / before; a base of 0 gives +Inf, shown as "new" by a value mapping
 local ratio = std.join('\nor\n', ['label_replace((%s) / (%s), "figure", "%s", "", "")' % [inRegime(figures[k], 1), inRegime(figures[k], 0), rowName(k)]
                                    for k in std.range(0, std.length(figures) - 1)]);
-// +1 when after/before moved the good way, -1 the bad way, 0 within the table's band or no direction
+// +1 when after/before moved the good way, -1 the bad way, 0 within the table's band or for a
+// figure that does not decide (its direction depends on the workload: the report gives its reading)
 local verdict = std.join('\nor\n', [
   local f = figures[k];
   'label_replace(%s, "figure", "%s", "", "")' % [
-    if f.better == '' then '0 * (%s)' % inRegime(f, 1)
+    if !std.objectHas(f, 'decides') || !f.decides then '0 * (%s)' % inRegime(f, 1)
     else '((%s) / (%s) > bool %g) * %d + ((%s) / (%s) < bool %g) * %d' % [
       inRegime(f, 1), inRegime(f, 0), 1 + F.same_band, if f.better == 'higher' then 1 else -1,
       inRegime(f, 1), inRegime(f, 0), 1 - F.same_band, if f.better == 'higher' then -1 else 1],

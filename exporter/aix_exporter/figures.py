@@ -31,6 +31,12 @@ class Part:
     def record(self) -> str:
         return TABLE["parts"][self.part]["record"]
 
+    @property
+    def checks(self) -> dict:
+        """What makes a window of this part unusable: its collector, the raw series whose
+        samples show gaps, its counters (resets), its physical bounds."""
+        return TABLE["parts"][self.part].get("checks", {})
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -43,13 +49,23 @@ class Figure:
     of: Part
     per: Optional[Part] = None   # a ratio of the two window averages
     scale: str = ""              # PromQL appended to the value, e.g. " / 1048576"
+    decides: bool = False        # judges the change (better/worse/same); the others are read, not judged
+    reading: str = ""            # one sentence: what the figure means
+    zero_if_absent: bool = False   # no series of its own while the part has others is 0 (svmon: no row)
 
     def window(self, sel: str, length: str, at: str) -> str:
-        """The figure over one window: (of) or ((of) / (per)), then the scale."""
+        """The figure over one window: (of) or ((of) / (per)), then the scale; with
+        zero_if_absent, 0 where the part has data but not this figure's select."""
         value = f"({self.of.window(sel, length, at)})"
+        if self.zero_if_absent:
+            value = f"({value} or (0 * {Part(self.of.part).window(sel, length, at)}))"
         if self.per is not None:
             value = f"({value} / ({self.per.window(sel, length, at)}))"
         return value + self.scale
+
+    @property
+    def parts(self) -> tuple:
+        return (self.of,) if self.per is None else (self.of, self.per)
 
 
 def _part(d: dict) -> Part:
@@ -58,5 +74,6 @@ def _part(d: dict) -> Part:
 
 FIGURES = tuple(
     Figure(f["key"], f["title"], f["row"], f["unit"], f["better"], f["digits"], _part(f["of"]),
-           _part(f["per"]) if "per" in f else None, f.get("scale", ""))
+           _part(f["per"]) if "per" in f else None, f.get("scale", ""), bool(f.get("decides")), f.get("reading", ""),
+           bool(f.get("zero_if_absent")))
     for f in TABLE["figures"])

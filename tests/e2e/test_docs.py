@@ -75,7 +75,7 @@ def placeholders(ctx):
 # what some blocks must print, beyond succeeding (a figure the documentation states)
 EXPECT = {
     "--auto --out report.html": re.compile(r"Tape throughput went from [\d.,]+ to [\d.,]+ MiB/s \(2\.7\dx\)"),
-    "--auto --out nmon-report.html": re.compile(r"User CPU 9\.3x"),
+    "--auto --out nmon-report.html": re.compile(r"System CPU per user CPU went from 5\.00 to 0\.43"),
 }
 
 

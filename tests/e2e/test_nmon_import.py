@@ -133,8 +133,8 @@ def test_report_on_imported_nmon_history_finds_the_large_page_change(tmp_path):
     try:
         out = tmp_path / "r.csv"
         r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "report", "--prometheus", p.url, "--instance",
-                            "tsmnm01:10990", "--auto", "--end", str(end + 60), "--lookback", "3d", "--format", "csv",
-                            "--out", str(out)], capture_output=True, text=True, env=env(), timeout=300)
+                            "tsmnm01:10990", "--auto", "--end", str(end + 60), "--lookback", "3d", "--tz", "UTC",
+                            "--format", "csv", "--out", str(out)], capture_output=True, text=True, env=env(), timeout=300)
         assert r.returncode == 0, r.stderr
         import csv
         rows = {row["figure"]: row for row in csv.DictReader(out.open())}
@@ -156,5 +156,19 @@ def test_report_on_imported_nmon_history_finds_the_large_page_change(tmp_path):
         # the windows: day 1 up to its last snapshot (23:00, less the margin), day 2 from its first (00:00)
         assert rows["user"]["before_window"].split("..")[1].strip().startswith("2026-11-02 2")
         assert rows["user"]["after_window"].split("..")[0].strip().startswith("2026-11-03 00:")
+        # the HTML page of a recording: only the plots with data are drawn (no tape or splat in
+        # nmon), the others named; times in the zone asked for
+        html = tmp_path / "r.html"
+        r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "report", "--prometheus", p.url, "--instance",
+                            "tsmnm01:10990", "--auto", "--end", str(end + 60), "--lookback", "3d", "--tz",
+                            "America/Chicago", "--title", "CHG0042: 16 MB pages for dsmserv", "--out", str(html)],
+                           capture_output=True, text=True, env=env(), timeout=300)
+        assert r.returncode == 0, r.stderr
+        page = html.read_text()
+        assert page.count("<svg") == 1 and 'id="plot-cpu"' in page      # this recording has no LARGEPAGE section
+        assert ("No data in this history for: Tape MiB/s (read + written), pin_seg_range miss ratio, 16 MB pages: "
+                "configured, in use, free (not drawn).") in page
+        assert "<h1>CHG0042: 16 MB pages for dsmserv</h1>" in page and "Times in America/Chicago" in page
+        assert "time (America/Chicago)" in page and "2026-11-02 1" in page and " CST" in page
     finally:
         stop(p.proc)

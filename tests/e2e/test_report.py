@@ -27,7 +27,7 @@ def test_auto_report_reproduces_the_case_study(case_study_prometheus, tmp_path):
     p = case_study_prometheus
     start = p.end - 8 * 3600
     out = tmp_path / "r.csv"
-    r = report(p, "--auto", "--end", str(p.end), "--lookback", "9h", "--format", "csv", "--out", str(out))
+    r = report(p, "--auto", "--end", str(p.end), "--lookback", "9h", "--tz", "UTC", "--format", "csv", "--out", str(out))
     rows = {row["figure"]: row for row in csv.DictReader(io.StringIO(out.read_text()))}
     tape = rows["tape"]
     assert float(tape["after"]) / float(tape["before"]) == pytest.approx(2.7, abs=0.15)
@@ -37,9 +37,15 @@ def test_auto_report_reproduces_the_case_study(case_study_prometheus, tmp_path):
     assert rows["sys_per_user"]["verdict"] == "better" and float(rows["cpu_per_gib"]["before"]) > 0
     assert rows["lgpg_regions"]["before"] == "0.0" and rows["lgpg_regions"]["ratio"] == "new"
     assert "the change helped" in r.stdout or "Better:" in r.stdout
+    # in the case study's terms (issue 30): sys/usr decides, sys % and CPU per GiB are read, not judged
+    assert "System CPU per user CPU went from 4.99 to 1.04" in r.stdout and "Worse" not in r.stdout
+    assert "user CPU from 3.0 % to 29.3 %: more of the CPU is the application's own work" in r.stdout
+    assert rows["sys"]["verdict"] == rows["cpu_per_gib"]["verdict"] == ""
+    assert rows["mem_16m"]["before"] == "0.0" and rows["mem_16m"]["ratio"] == "new"    # 0, not "n/a"
+    assert rows["tape"]["usable_before"] == rows["tape"]["usable_after"] == "1.0" and rows["tape"]["problems"] == ""
     # the windows: the before window ends, after the margin, by the tuning
     md = tmp_path / "r.md"
-    report(p, "--auto", "--end", str(p.end), "--lookback", "9h", "--format", "markdown", "--out", str(md))
+    report(p, "--auto", "--end", str(p.end), "--lookback", "9h", "--tz", "UTC", "--format", "markdown", "--out", str(md))
     text = md.read_text()
     import datetime as dt
     change = dt.datetime.strptime(text.split("Regime change (end of the last 4 KB run): ")[1][:20],
@@ -53,10 +59,15 @@ def test_absolute_windows_and_html_rendered_by_chromium(case_study_prometheus, t
     start = p.end - 8 * 3600
     html = tmp_path / "report.html"
     report(p, "--before", f"{start + 3600:.0f}..{start + 3 * 3600:.0f}",
-           "--after", f"{start + 5 * 3600:.0f}..{start + 7 * 3600:.0f}", "--out", str(html))
+           "--after", f"{start + 5 * 3600:.0f}..{start + 7 * 3600:.0f}", "--tz", "UTC", "--out", str(html))
     page = html.read_text()
     import re
     assert page.count("<svg") == 4                     # the four plots, inline
+    # one time axis for all: every plot's axes start at the same x and span the same width, so the
+    # windows and the change line up; legends sit right of the axes
+    boxes = re.findall(r'<g id="axes_1">\s*<g id="patch_2">\s*<path d="M ([0-9.]+) ([0-9.]+)\s*L ([0-9.]+) ', page)
+    assert len(boxes) == 4 and len({(x0, x1) for x0, _, x1 in boxes}) == 1, boxes
+    assert "Times in UTC" in page and "time (UTC)" in page
     assert not re.search(r'(src|href)="(https?:)?//', page) and "<script" not in page and "<link" not in page
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:

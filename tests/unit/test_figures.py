@@ -74,7 +74,7 @@ def test_the_before_after_table_reads_each_figures_own_records_with_the_tables_b
                 if part is not None and part.select:
                     assert part.select in got[label], label
     verdict = targets[3]["expr"]
-    assert verdict.count("> bool 1.05") == verdict.count("< bool 0.95") == sum(1 for f in figures.FIGURES if f.better)
+    assert verdict.count("> bool 1.05") == verdict.count("< bool 0.95") == sum(1 for f in figures.FIGURES if f.decides) == 3
 
 
 def test_the_per_regime_rules_are_the_tables_records():

@@ -2,10 +2,12 @@
 
     aix-exporter report (--prometheus URL | --tsdb DIR) --instance INST [--selector MATCHERS]
                         (--before FROM..TO --after FROM..TO | --auto [--lookback 30d] [--end TIME]
-                         [--margin 10m]) [--format html|markdown|csv] --out FILE
+                         [--margin 10m]) [--tz ZONE] [--title TEXT] [--note TEXT]
+                        [--format html|markdown|csv] --out FILE
 
-FROM/TO/TIME: ISO date-times (UTC unless they name a zone: 2026-11-20T08:00, 2026-11-20
-08:00+01:00) or Unix times. --auto compares the last 4 KB regime with the 16 MB regime that
+FROM/TO/TIME: ISO date-times (in --tz unless they name a zone: 2026-11-20T08:00, 2026-11-20
+08:00+01:00) or Unix times. --tz: the zone times are typed and shown in (default: this
+machine's local zone; Europe/Berlin, UTC, ...); the report prints it. --auto compares the last 4 KB regime with the 16 MB regime that
 follows it (recording rule aix:regime_16m:bool, read at a 60 s step), looking back --lookback
 (default 30d) from --end (default now). --tsdb DIR reads a directory of blocks, such as
 `import nmon --tsdb DIR --rules alerts/aix-rules.yml` writes, through a temporary Prometheus
@@ -22,7 +24,7 @@ import sys
 import time
 
 from ..monitoring import SELECTOR
-from .compare import Prometheus, ReportError, compare, find_regimes, parse_time, parse_window
+from .compare import Prometheus, ReportError, compare, find_regimes, parse_time, parse_window, zone
 
 
 FORMAT_BY_EXTENSION = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
@@ -41,9 +43,11 @@ def _compare(args, prom, end: float, lookback: float, progress):
     if args.auto:
         before, after, change = find_regimes(prom, args.instance, end - lookback, end, args.margin, args.selector)
     else:
-        before, after = parse_window(args.before), parse_window(args.after)
-    return compare(prom, args.instance, before, after, change, progress, plots=args.format == "html",
-                   base=args.selector)
+        before, after = parse_window(args.before, args.zone), parse_window(args.after, args.zone)
+    cmp = compare(prom, args.instance, before, after, change, progress, plots=args.format == "html",
+                  base=args.selector)
+    cmp.tz, cmp.title, cmp.note = args.zone, args.title or "", args.note or ""
+    return cmp
 
 
 def main(argv) -> int:
@@ -65,6 +69,10 @@ def main(argv) -> int:
     p.add_argument("--end", default=None, help="with --auto: end of the look-back, a date-time or Unix time "
                                                "(default now; with --tsdb, the last sample)")
     p.add_argument("--margin", type=_duration, default=600, help="with --auto: cut from each run's edges (default 10m)")
+    p.add_argument("--tz", default=None,
+                   help="time zone of the times typed and shown (default: this machine's local zone)")
+    p.add_argument("--title", help="a title for the change, e.g. its ticket: 'CHG0042 16 MB pages for dsmserv'")
+    p.add_argument("--note", help="a note printed under the title")
     p.add_argument("--format", choices=["html", "markdown", "csv"], default=None,
                    help="default: from the --out file's extension (.csv, .md, else html)")
     p.add_argument("--out", required=True)
@@ -73,6 +81,10 @@ def main(argv) -> int:
         args.format = FORMAT_BY_EXTENSION.get(os.path.splitext(args.out)[1].lower(), "html")
     if args.auto == bool(args.before or args.after) or (not args.auto and not (args.before and args.after)):
         p.error("give --auto, or both --before FROM..TO and --after FROM..TO")
+    try:
+        args.zone = zone(args.tz)
+    except ReportError as e:
+        p.error(str(e))
     tty = sys.stderr.isatty()
 
     def progress(msg):
@@ -84,12 +96,12 @@ def main(argv) -> int:
             first, last = tempprom.block_range(args.tsdb) if os.path.isdir(args.tsdb) else (None, None)
             if first is None:
                 raise ReportError(f"{args.tsdb}: no Prometheus blocks in it")
-            end = parse_time(args.end) if args.end else last + 60
+            end = parse_time(args.end, args.zone) if args.end else last + 60
             lookback = args.lookback or (end - first + 60)
             with tempprom.serve(args.tsdb) as url:
                 cmp = _compare(args, Prometheus(url), end, lookback, progress)
         else:
-            end = parse_time(args.end) if args.end else time.time()
+            end = parse_time(args.end, args.zone) if args.end else time.time()
             cmp = _compare(args, Prometheus(args.prometheus), end, args.lookback or 30 * 86400, progress)
     except ReportError as e:
         print(f"\naix-exporter report: {e}", file=sys.stderr)
@@ -113,6 +125,6 @@ def main(argv) -> int:
         text = render.csv_text(cmp)
     with open(args.out, "w", encoding="utf-8") as fh:
         fh.write(text)
-    print(f"wrote {args.out}: {cmp.instance}, before {cmp.before.label()}, after {cmp.after.label()}")
+    print(f"wrote {args.out}: {cmp.instance}, before {cmp.window(cmp.before)}, after {cmp.window(cmp.after)}")
     print(cmp.verdict())
     return 0

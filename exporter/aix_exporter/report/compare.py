@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..figures import FIGURES, SAME_BAND, Figure
-from ..monitoring import SELECTOR, label_value, matchers
+from ..monitoring import CONFIG, SELECTOR, label_value, matchers
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -43,9 +43,33 @@ SERIES = {
 }
 
 
+def zone(name: Optional[str]) -> Optional[dt.tzinfo]:
+    """The time zone a report shows and reads times in: an IANA name (Europe/Berlin, UTC), or
+    None for the machine's local zone."""
+    if not name or name == "local":
+        return None
+    if name.upper() == "UTC":
+        return dt.timezone.utc
+    try:
+        from zoneinfo import ZoneInfo
+        return ZoneInfo(name)
+    except (ImportError, ValueError, KeyError, OSError):
+        raise ReportError(f"--tz {name!r}: not a time zone name (Europe/Berlin, America/Chicago, UTC)") from None
+
+
+def when(t: float, tz: Optional[dt.tzinfo] = None) -> dt.datetime:
+    """A Unix time in ``tz`` (None: the machine's local zone, its daylight saving included)."""
+    return dt.datetime.fromtimestamp(t, tz) if tz is not None else dt.datetime.fromtimestamp(t).astimezone()
+
+
+def stamp(t: float, tz: Optional[dt.tzinfo] = None) -> str:
+    """A Unix time as the report prints it: 2026-11-23 21:30 CET."""
+    return when(t, tz).strftime("%Y-%m-%d %H:%M %Z")
+
+
 def utc(t: float) -> str:
-    """A Unix time as the report prints it: 2026-11-23 21:30 UTC."""
-    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    """A Unix time in UTC: 2026-11-23 21:30 UTC."""
+    return stamp(t, dt.timezone.utc)
 
 
 @dataclass
@@ -57,8 +81,15 @@ class Window:
     def seconds(self) -> int:
         return max(60, int(self.end - self.start))
 
-    def label(self) -> str:
-        return f"{utc(self.start)} .. {utc(self.end)}"
+    def label(self, tz: Optional[dt.tzinfo] = dt.timezone.utc) -> str:
+        return f"{stamp(self.start, tz)} .. {stamp(self.end, tz)}"
+
+
+@dataclass
+class Check:
+    """One part of a figure over one window: how much of it is usable, and why not all."""
+    usable: Optional[float] = None    # share of the window with samples and a working collector; None: no samples
+    problems: list = field(default_factory=list)   # reasons the window cannot be judged
 
 
 @dataclass
@@ -66,6 +97,7 @@ class FigureRow:
     figure: Figure
     before: Optional[float]
     after: Optional[float]
+    checks: tuple = (Check(), Check())   # (before, after), the figure's parts combined
 
     @property
     def ratio(self) -> Optional[float]:
@@ -84,10 +116,25 @@ class FigureRow:
         return f"{self.ratio:.2f}"
 
     @property
+    def problems(self) -> list:
+        """Why the data cannot support a judgement of this figure: 'before: ...', 'after: ...'."""
+        return [f"{name}: {p}" for name, c in zip(("before", "after"), self.checks) for p in c.problems]
+
+    @property
+    def judged(self) -> bool:
+        """A deciding figure with data in both windows and nothing that makes either unusable."""
+        return self.figure.decides and self.ratio is not None and not self.problems
+
+    @property
     def verdict(self) -> str:
-        """better, worse or same (within the table's band, 5 %), by the figure's good direction."""
+        """better, worse or same (within the table's band, 5 %) for a judged deciding figure;
+        'not judged' when its data cannot support it; '' for figures that do not decide."""
+        if not self.figure.decides:
+            return ""
+        if self.problems:
+            return "not judged"
         r = self.ratio
-        if not self.figure.better or r is None:
+        if r is None:
             return ""
         if abs(r - 1) < SAME_BAND:
             return "same"
@@ -106,35 +153,77 @@ class Comparison:
     rows: list
     change_at: Optional[float] = None          # end of the last 4 KB run (--auto)
     series: dict = field(default_factory=dict)  # key -> (title, [(label, [(t, v)])])
+    tz: Optional[dt.tzinfo] = dt.timezone.utc  # the zone times are shown in (None: local)
+    title: str = ""                            # --title, e.g. the change ticket
+    note: str = ""                             # --note
+
+    def at(self, t: float) -> str:
+        return stamp(t, self.tz)
+
+    def window(self, w: Window) -> str:
+        return w.label(self.tz)
+
+    @property
+    def zone_name(self) -> str:
+        """The zone's name as the user gave it, else its abbreviation now (local: the machine's)."""
+        return str(getattr(self.tz, "key", "") or when(self.after.end, self.tz).strftime("%Z"))
 
     def row(self, key: str) -> FigureRow:
         return next(r for r in self.rows if r.figure.key == key)
 
+    def usable(self, k: int) -> Optional[float]:
+        """The share of window k (0 before, 1 after) that the deciding figures can use: the
+        least of theirs; None when none of them has data."""
+        shares = [r.checks[k].usable for r in self.rows if r.figure.decides and r.checks[k].usable is not None]
+        return min(shares) if shares else None
+
     def verdict(self) -> str:
-        """A short verdict in words, from the rows that have a direction."""
+        """The verdict in the case study's terms: the deciding figures (tape throughput, system
+        per user CPU, the pin_seg_range miss ratio) judge; the data's problems are named and
+        kept out; figures whose direction depends on the workload are named, not judged."""
         parts = []
-        tape = self.row("tape")
-        if tape.ratio is not None:
+        tape, spu, pin = self.row("tape"), self.row("sys_per_user"), self.row("pin_miss")
+        if tape.judged and tape.ratio is not None:
             parts.append(f"Tape throughput went from {tape.fmt(tape.before)} to {tape.fmt(tape.after)} MiB/s "
                          f"({tape.ratio:.2f}x).")
-        user, sys_ = self.row("user"), self.row("sys")
-        if user.ratio is not None and sys_.before is not None and sys_.after is not None:
-            parts.append(f"User CPU {user.ratio:.1f}x; system CPU from {sys_.fmt(sys_.before)} % to "
-                         f"{sys_.fmt(sys_.after)} %.")
-        pin = self.row("pin_miss")
-        if pin.before is not None and pin.after is not None:
-            parts.append(f"The pin_seg_range lock missed {pin.before:.0%} of its acquisitions before and "
+        if spu.judged and spu.before is not None and spu.after is not None:
+            way = "less" if spu.after < spu.before else "more"
+            parts.append(f"System CPU per user CPU went from {spu.fmt(spu.before)} to {spu.fmt(spu.after)}: the "
+                         f"kernel spends {way} time per unit of application work.")
+        if pin.judged and pin.before is not None and pin.after is not None:
+            parts.append(f"The pin_seg_range lock missed {pin.before:.1%} of its acquisitions before and "
                          f"{pin.after:.1%} after.")
-        better = [r.figure.title for r in self.rows if r.verdict == "better"]
-        worse = [r.figure.title for r in self.rows if r.verdict == "worse"]
+        judged = [r for r in self.rows if r.judged]
+        better = [r.figure.title for r in judged if r.verdict == "better"]
+        worse = [r.figure.title for r in judged if r.verdict == "worse"]
         if better and not worse:
-            parts.append("Every figure with a direction improved: the change helped.")
+            parts.append("Every deciding figure that moved improved: the change helped.")
         elif worse and not better:
             parts.append(f"Worse: {', '.join(worse)}. The change did not help.")
         elif better or worse:
             parts.append(f"Better: {', '.join(better)}. Worse: {', '.join(worse)}.")
+        elif judged:
+            parts.append(f"No deciding figure moved by more than {SAME_BAND:.0%}.")
         else:
-            parts.append("No figure with a direction has data in both windows.")
+            parts.append("No deciding figure can be judged from this data.")
+        refused = [r for r in self.rows if r.figure.decides and r.problems]
+        if refused:
+            parts.append("Not judged, the data cannot support it: " + "; ".join(
+                f"{r.figure.title} ({', '.join(r.problems)})" for r in refused) + ".")
+        user, sys_ = self.row("user"), self.row("sys")
+        said = set()
+        if user.ratio is not None and sys_.ratio is not None and abs(sys_.ratio - 1) >= SAME_BAND:
+            share = ("more of the CPU is the application's own work" if user.ratio > sys_.ratio
+                     else "the kernel's share of the CPU grew")
+            parts.append(f"System CPU went from {sys_.fmt(sys_.before)} % to {sys_.fmt(sys_.after)} % and user CPU "
+                         f"from {user.fmt(user.before)} % to {user.fmt(user.after)} %: {share}.")
+            said.add("sys")
+        context = [r for r in self.rows if not r.figure.decides and r.figure.better and r.ratio is not None
+                   and abs(r.ratio - 1) >= SAME_BAND and r.figure.key not in said]
+        if context:
+            parts.append("Shown, not judged, as their direction depends on the workload: " + ", ".join(
+                f"{r.figure.title} {r.fmt(r.before)} to {r.fmt(r.after)}{' ' + r.figure.unit if r.figure.unit else ''}"
+                for r in context) + ".")
         return " ".join(parts)
 
 
@@ -213,6 +302,21 @@ class Prometheus:
             raise ReportError(f"{self.url}: not a Prometheus API answer (a sample without a value)") from None
         return None if math.isnan(v) or math.isinf(v) else v
 
+    def sample_times(self, expr: str, length: int, at: float) -> list:
+        """The times of the raw samples of ``expr`` (a series selector) in the ``length``
+        seconds up to ``at``, of all its series together, sorted."""
+        res = self._get("/api/v1/query", {"query": f"{expr}[{length}s] @ {at:.0f}", "time": f"{at:.3f}"})
+        times: set = set()
+        for r in res:
+            values = r.get("values")
+            if not isinstance(values, list):
+                raise ReportError(f"{self.url}: not a Prometheus API answer (a range vector without values)")
+            try:
+                times.update(float(v[0]) for v in values)
+            except (TypeError, ValueError, IndexError):
+                raise ReportError(f"{self.url}: not a Prometheus API answer (a sample without a time)") from None
+        return sorted(times)
+
     def range(self, expr: str, start: float, end: float, step: int) -> list:
         """A range query at ``step`` seconds over any length: in pieces of at most MAX_POINTS
         points, the series of each piece joined by their labels."""
@@ -264,16 +368,98 @@ def find_regimes(prom: Prometheus, instance: str, start: float, end: float, marg
     return before, after, b[2]
 
 
+def coverage(times: list, start: float, end: float) -> float:
+    """The share of [start, end] covered by samples at ``times``: a gap is a spacing of more
+    than 3 times the series' usual (median) spacing, and counts as missing beyond that usual
+    spacing; so do an empty head or tail. Robust to any interval (15 s scrapes, 5 min nmon)."""
+    if not times:
+        return 0.0
+    spacings = [b - a for a, b in zip(times, times[1:])]
+    usual = sorted(spacings)[len(spacings) // 2] if spacings else end - start
+    limit = 3 * usual
+    missing = sum(x - usual for x in spacings if x > limit)
+    for edge in (times[0] - start, end - times[-1]):
+        if edge > limit:
+            missing += edge - usual
+    return max(0.0, 1.0 - missing / max(1.0, end - start))
+
+
+def check_part(prom: Prometheus, part, sel: str, w: Window) -> Check:
+    """Whether one part's data over one window can be judged (figures.json 'checks'): the
+    share of the window with samples and a working collector, counter resets, failing
+    collections, values outside physical bounds."""
+    c = part.checks
+    if not c:
+        return Check()
+    length, at = w.seconds, f" @ {w.end:.0f}"
+
+    def fill(expr: str) -> str:   # the whole part (every mode, page size): a part's data is checked once
+        return expr.replace("SEL", sel).replace("RANGE", f"{length}s").replace("AT", at)
+
+    samples = fill(c["samples"])
+    times = prom.sample_times(samples, length, w.end)
+    if not times:
+        return Check()
+    usable = coverage(times, w.end - length, w.end)
+    problems = []
+    for counter in c.get("counters", []):
+        n = prom.scalar(f"sum(resets({fill(counter)}[{length}s]{at}))", w.end)
+        if n:
+            problems.append(f"counter {counter.split('{')[0]} reset {n:.0f} time{'s' if n != 1 else ''}")
+    collector = label_value(c["collector"])
+    runs = prom.scalar(f"sum(count_over_time(aix_exporter_collector_success{{{sel},collector={collector}}}"
+                       f"[{length}s]{at}))", w.end)
+    if runs:
+        ok = prom.scalar(f"sum(sum_over_time(aix_exporter_collector_success{{{sel},collector={collector}}}"
+                         f"[{length}s]{at}))", w.end) or 0.0
+        failed = 1.0 - ok / runs
+        if failed > 0:
+            problems.append(f"collector {c['collector']} failed in {failed:.1%} of its collections")
+            usable = min(usable, 1.0 - failed)   # a failed collection serves no samples: mostly the same time
+    lo_bound, hi_bound = c.get("min"), c.get("max")
+    if lo_bound is not None or hi_bound is not None:
+        lo = prom.scalar(f"min(min_over_time({samples}[{length}s]{at}))", w.end)
+        hi = prom.scalar(f"max(max_over_time({samples}[{length}s]{at}))", w.end)
+        if (lo_bound is not None and lo is not None and lo < lo_bound) or \
+                (hi_bound is not None and hi is not None and hi > hi_bound):
+            bounds = f"{lo_bound if lo_bound is not None else ''}..{hi_bound if hi_bound is not None else ''}"
+            problems.append(f"values outside {bounds} ({lo:g} to {hi:g}): not physical")
+    if "peak" in c:
+        limit = float(CONFIG[c["peak_setting"]])
+        peak = prom.scalar(fill(c["peak"]), w.end)
+        if peak is not None and peak > limit:
+            problems.append(f"{c['peak_what']} reached {peak / 1e6:,.0f} MB/s, more than a drive can move "
+                            f"({limit / 1e6:,.0f} MB/s): not physical")
+    threshold = float(CONFIG["reportMinUsableRatio"])
+    if usable < threshold:
+        problems.append(f"only {usable:.0%} of the window has data (gaps or failing collections)")
+    return Check(usable, problems)
+
+
+def _combined(checks: list) -> Check:
+    """The checks of a figure's parts as one: the least usable share, every problem once."""
+    usable = [c.usable for c in checks if c.usable is not None]
+    problems: list = []
+    for c in checks:
+        problems += [p for p in c.problems if p not in problems]
+    return Check(min(usable) if usable else None, problems)
+
+
 def compare(prom: Prometheus, instance: str, before: Window, after: Window, change_at: Optional[float] = None,
             progress: Optional[Callable] = None, plots: bool = True, base: str = SELECTOR) -> Comparison:
     sel = selector(instance, base)
     rows = []
+    checked: dict = {}
     for i, fig in enumerate(FIGURES, 1):
-        vals = []
+        vals, checks = [], []
         for w in (before, after):
             expr = fig.window(sel, f"{w.seconds}s", f" @ {w.end:.0f}")
             vals.append(prom.scalar(expr, w.end))
-        rows.append(FigureRow(fig, *vals))
+            for part in fig.parts:
+                if (part.part, w.start, w.end) not in checked:
+                    checked[(part.part, w.start, w.end)] = check_part(prom, part, sel, w)
+            checks.append(_combined([checked[(part.part, w.start, w.end)] for part in fig.parts]))
+        rows.append(FigureRow(fig, vals[0], vals[1], tuple(checks)))
         if progress:
             progress(f"figure {i}/{len(FIGURES)}: {fig.title}")
     cmp = Comparison(instance, before, after, rows, change_at)
@@ -292,8 +478,8 @@ def compare(prom: Prometheus, instance: str, before: Window, after: Window, chan
     return cmp
 
 
-def parse_time(s: str) -> float:
-    """An ISO date-time (UTC unless it names a zone) or a Unix time."""
+def parse_time(s: str, tz: Optional[dt.tzinfo] = dt.timezone.utc) -> float:
+    """An ISO date-time (in ``tz`` unless it names a zone; None: the local zone) or a Unix time."""
     s = s.strip()
     try:
         return float(s)
@@ -305,16 +491,16 @@ def parse_time(s: str) -> float:
         raise ReportError(f"{s!r}: not a date-time (2026-11-20T08:00, 2026-11-20 08:00+01:00) "
                           "or a Unix time") from None
     if d.tzinfo is None:
-        d = d.replace(tzinfo=dt.timezone.utc)
+        d = d.replace(tzinfo=tz) if tz is not None else d.astimezone()
     return d.timestamp()
 
 
-def parse_window(text: str) -> Window:
-    """'FROM..TO' with each end an ISO date-time (UTC unless it names a zone) or a Unix time."""
+def parse_window(text: str, tz: Optional[dt.tzinfo] = dt.timezone.utc) -> Window:
+    """'FROM..TO' with each end an ISO date-time (in ``tz`` unless it names a zone) or a Unix time."""
     if ".." not in text:
         raise ReportError(f"window {text!r}: expected FROM..TO")
     a, b = text.split("..", 1)
-    w = Window(parse_time(a), parse_time(b))
+    w = Window(parse_time(a, tz), parse_time(b, tz))
     if w.end <= w.start:
         raise ReportError(f"window {text!r}: its end is not after its start")
     return w
