@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Real parts from Debian: prometheus + promtool, alertmanager + amtool, docker-compose, chromium,
-# rpm (rpmbuild, for the AIX packages).
+# rpm (rpmbuild and rpmsign, for the AIX packages), gpg (signing them), victoria-metrics
+# (victoria-metrics + vmalert: the second store).
 missing=""
-for tool in promtool:prometheus amtool:prometheus-alertmanager docker-compose:docker-compose chromium:chromium rpmbuild:rpm; do
+for tool in promtool:prometheus amtool:prometheus-alertmanager docker-compose:docker-compose chromium:chromium \
+            rpmbuild:rpm gpg:gpg victoria-metrics:victoria-metrics vmalert:victoria-metrics; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
 done
 if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -87,3 +87,83 @@ def case_study_prometheus(case_study_history, tmp_path_factory):
     p.end = end
     yield p
     stop(p.proc)
+
+
+# VictoriaMetrics, the second store. MetricsQL's rate() and increase() take the window's first
+# and last samples as they are, where PromQL extrapolates to the window's edges: the same
+# window's figures agree within this share, and every comparison of the two stores uses it.
+METRICSQL_TOLERANCE = 0.0035
+
+
+def start_victoria(tmp):
+    """victoria-metrics (Debian package victoria-metrics) on a free loopback port, with no
+    response cache (data is backfilled while it runs) and no retention limit (old history)."""
+    vm = need("victoria-metrics")
+    port = free_port()
+    log = open(tmp / f"victoria-metrics-{port}.log", "w")
+    proc = start([vm, f"-storageDataPath={tmp / 'vm-data'}", f"-httpListenAddr=127.0.0.1:{port}",
+                  "-retentionPeriod=100y", "-search.disableCache", "-search.latencyOffset=0s"],
+                 stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    wait_http(f"{url}/health", timeout=60, proc=proc)
+    return Prom(url, proc)
+
+
+def import_openmetrics(url, om_path, chunk_lines=50000):
+    """Our OpenMetrics history into VictoriaMetrics through its Prometheus-text import
+    (/api/v1/import/prometheus, timestamps in milliseconds), then flushed to be searchable."""
+    def post(lines):
+        req = urllib.request.Request(f"{url}/api/v1/import/prometheus", data="\n".join(lines).encode() + b"\n",
+                                     method="POST", headers={"Content-Type": "text/plain"})
+        with urllib.request.urlopen(req, timeout=120) as r:
+            assert r.status in (200, 204), r.status
+    batch, count = [], 0
+    with open(om_path, encoding="utf-8") as fh:
+        for line in fh:
+            if not line.strip() or line.startswith("#"):
+                continue
+            head, ts = line.rstrip("\n").rsplit(" ", 1)
+            batch.append(f"{head} {int(round(float(ts) * 1000))}")
+            count += 1
+            if len(batch) >= chunk_lines:
+                post(batch)
+                batch = []
+    if batch:
+        post(batch)
+    urllib.request.urlopen(f"{url}/internal/force_flush", timeout=60).read()
+    return count
+
+
+def vmalert_replay(tmp, url, rules, start, end, groups=None):
+    """Recording rules backfilled into VictoriaMetrics by vmalert -replay (the counterpart of
+    promtool tsdb create-blocks-from rules), at a 60 s step."""
+    import yaml
+    path = tmp / "replay-rules.yml"
+    doc = yaml.safe_load(open(rules))
+    if groups:
+        doc["groups"] = [g for g in doc["groups"] if g["name"] in groups]
+    for g in doc["groups"]:
+        g["interval"] = "60s"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))   # noqa: E731
+    r = subprocess.run([need("vmalert"), f"-rule={path}", f"-datasource.url={url}", f"-remoteWrite.url={url}",
+                        f"-replay.timeFrom={iso(start)}", f"-replay.timeTo={iso(end)}", "-replay.disableProgressBar",
+                        "-remoteWrite.flushInterval=1s", "-replay.rulesDelay=1s"],
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    urllib.request.urlopen(f"{url}/internal/force_flush", timeout=60).read()
+    return r
+
+
+@pytest.fixture(scope="session")
+def case_study_victoria(case_study_history, tmp_path_factory):
+    """VictoriaMetrics holding the same case-study history as case_study_prometheus, with our
+    recording rules backfilled by vmalert -replay."""
+    tsdb, end = case_study_history
+    tmp = tmp_path_factory.mktemp("vm-cs")
+    v = start_victoria(tmp)
+    import_openmetrics(v.url, tsdb.parent / "history.om")
+    vmalert_replay(tmp, v.url, ROOT / "alerts" / "aix-rules.yml", end - 8 * 3600 - 60, end, groups={"aix.rules"})
+    v.end = end
+    yield v
+    stop(v.proc)
