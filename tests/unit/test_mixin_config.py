@@ -52,7 +52,8 @@ def test_the_settings_are_one_table_with_a_meaning_for_each():
     assert monitoring.SELECTOR == 'job=~"aix.*"'
     assert len(monitoring.CONFIG) == 39
     for name, s in monitoring.SETTINGS.items():
-        assert set(s) == {"value", "help"} and len(s["help"]) > 15, name
+        assert set(s) - {"scope"} == {"value", "help"} and len(s["help"]) > 15, name
+        assert s.get("scope", "report") == "report", name      # only the report's own are marked
 
 
 @pytest.mark.parametrize("override, selector", [("", 'job=~"aix.*"'), (OVERRIDE, OURS)])
@@ -108,6 +109,10 @@ class Recorder:
     def range(self, expr, start, end, step):
         self.queries.append(expr)
         return [{"metric": {}, "values": [[start, "0"], [start + 7200, "1"], [end, "1"]]}]
+
+    def sample_times(self, expr, length, at):
+        self.queries.append(expr)
+        return [float(t) for t in range(int(at - length), int(at) + 1, 60)]
 
 
 @pytest.mark.parametrize("base", [monitoring.SELECTOR, OURS])
