@@ -95,14 +95,15 @@ def case_study_prometheus(case_study_history, tmp_path_factory):
 METRICSQL_TOLERANCE = 0.0035
 
 
-def start_victoria(tmp):
+def start_victoria(tmp, retention="100y"):
     """victoria-metrics (Debian package victoria-metrics) on a free loopback port, with no
-    response cache (data is backfilled while it runs) and no retention limit (old history)."""
+    response cache (data is backfilled while it runs) and, unless told, no practical retention
+    limit (old history)."""
     vm = need("victoria-metrics")
     port = free_port()
     log = open(tmp / f"victoria-metrics-{port}.log", "w")
-    proc = start([vm, f"-storageDataPath={tmp / 'vm-data'}", f"-httpListenAddr=127.0.0.1:{port}",
-                  "-retentionPeriod=100y", "-search.disableCache", "-search.latencyOffset=0s"],
+    proc = start([vm, f"-storageDataPath={tmp / f'vm-data-{port}'}", f"-httpListenAddr=127.0.0.1:{port}",
+                  f"-retentionPeriod={retention}", "-search.disableCache", "-search.latencyOffset=0s"],
                  stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     wait_http(f"{url}/health", timeout=60, proc=proc)
@@ -148,7 +149,9 @@ def vmalert_replay(tmp, url, rules, start, end, groups=None):
     iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))   # noqa: E731
     r = subprocess.run([need("vmalert"), f"-rule={path}", f"-datasource.url={url}", f"-remoteWrite.url={url}",
                         f"-replay.timeFrom={iso(start)}", f"-replay.timeTo={iso(end)}", "-replay.disableProgressBar",
-                        "-remoteWrite.flushInterval=1s", "-replay.rulesDelay=1s"],
+                        "-remoteWrite.flushInterval=1s", "-replay.rulesDelay=1s",
+                        # the step of the replay's range queries: without it 5m, one sample per 5 minutes
+                        "-datasource.queryStep=60s"],
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     urllib.request.urlopen(f"{url}/internal/force_flush", timeout=60).read()

@@ -1,7 +1,8 @@
 """aix-exporter import FORMAT: recordings -> OpenMetrics history (and Prometheus blocks).
 
     aix-exporter import FORMAT [format options] [--target job=aix,instance=HOST:10990]
-                               (--out HISTORY.om | --tsdb DIR [--rules FILE]) FILE...
+                               (--out HISTORY.om | --tsdb DIR [--rules FILE] | --store URL [--force])
+                               FILE...
 
 Formats are the importers of importers/ (aix-exporter import --help lists them; nmon:
 aix-exporter import nmon --help). Files may be plain or gzipped, given in any order (they are
@@ -12,7 +13,10 @@ the live exporter's (each importer lists its mapping), so the imported "before" 
 of up to a day. --rules FILE (e.g. alerts/aix-rules.yml) then backfills those recording rules
 over the imported range into the same directory: it serves the blocks from a temporary
 Prometheus on a free loopback port and runs `promtool tsdb create-blocks-from rules` against
-it. Without --rules the command to do so is printed, with the range filled in.
+it. Without --rules the command to do so is printed, with the range filled in. --store URL
+writes into a running VictoriaMetrics (its import API) or Prometheus (its remote-write
+receiver): refused when the store would drop the history for its age (--force writes anyway),
+and the samples are counted back afterwards (tools/store.py).
 """
 from __future__ import annotations
 
@@ -111,7 +115,8 @@ def run_import(fmt: str, files: list, out: str, target=None, progress=None, **op
                 stats.skip(f"file cut short ({type(e).__name__})")
             if conflicts:
                 conflicting.append((path, conflicts))
-        summary = {"files": stats.files, "snapshots": stats.snapshots, "samples": w.samples,
+        summary = {"targets": [dict(k) for k in sorted({k for k, _ in held})],   # each LPAR's labels
+                   "files": stats.files, "snapshots": stats.snapshots, "samples": w.samples,
                    "duplicates_dropped": w.dropped, "first": w.first, "last": w.last,
                    "rows_skipped": dict(stats.rows_skipped), "not_mapped": _group(imp, stats.sections_unmapped),
                    "conflicting": conflicting}
@@ -186,6 +191,28 @@ def backfill_rules(tsdb: str, rules: list, start: int, end: int) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _to_store(fmt: str, store, out: str, summary: dict, force: bool) -> int:
+    """Write the history into a running store: its age checked first, its samples counted back."""
+    from . import store as stores
+    name = {"victoriametrics": "VictoriaMetrics", "prometheus": "Prometheus"}[store.kind]
+    why = store.keeps(summary["first"])
+    if why and not force:
+        print(f"aix-exporter import {fmt}: not written to {name}: {why}", file=sys.stderr)
+        return 1
+    try:
+        written = stores.write(store, out)
+        back = stores.count_back(store, summary["targets"], summary["first"], summary["last"])
+    except stores.StoreError as e:
+        print(f"aix-exporter import {fmt}: {e}", file=sys.stderr)
+        return 1
+    print(f"written to {name} at {store.url}: {written} samples, {back} read back")
+    if back < written:
+        print(f"aix-exporter import {fmt}: {name} kept {back} of {written} samples"
+              + (f" ({why})" if why else ""), file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv) -> int:
     usage = "usage: aix-exporter import FORMAT [options] FILE..."
     if argv and argv[0] in ("-h", "--help"):
@@ -205,13 +232,18 @@ def main(argv) -> int:
                                                 f"(default job={DEFAULT_JOB},instance=<host>:{DEFAULT_PORT})")
     p.add_argument("--out", help="write the OpenMetrics history here")
     p.add_argument("--tsdb", help="also create Prometheus blocks in this directory (runs promtool)")
+    p.add_argument("--store", metavar="URL", help="write into a running VictoriaMetrics or Prometheus (remote-write "
+                                                  "receiver) at URL, after checking its retention")
+    p.add_argument("--force", action="store_true", help="with --store: write even what the store will not keep")
     p.add_argument("--rules", action="append", default=[], metavar="FILE",
                    help="with --tsdb: backfill these recording rules (e.g. alerts/aix-rules.yml) over the "
                         "imported range into the same directory; repeatable")
     args = p.parse_args(argv[1:])
     options = {name: getattr(args, name) for name in imp.option_defaults}
-    if not args.out and not args.tsdb:
-        p.error("give --out HISTORY.om and/or --tsdb DIR")
+    if not args.out and not args.tsdb and not args.store:
+        p.error("give --out HISTORY.om, --tsdb DIR or --store URL")
+    if args.force and not args.store:
+        p.error("--force goes with --store URL")
     if args.rules and not args.tsdb:
         p.error("--rules goes with --tsdb DIR")
     for path in args.rules:
@@ -232,6 +264,14 @@ def main(argv) -> int:
     if not out:
         tmpdir = tempfile.mkdtemp(prefix="aix-exporter-import-")
         out = os.path.join(tmpdir, "history.om")
+    store = None
+    if args.store:
+        from . import store as stores
+        try:
+            store = stores.connect(args.store)
+        except stores.StoreError as e:
+            print(f"aix-exporter import {fmt}: {e}", file=sys.stderr)
+            return 1
     progress = None
     if sys.stderr.isatty():
         def progress(i, n, snaps):
@@ -250,6 +290,10 @@ def main(argv) -> int:
             print(f"aix-exporter import {fmt}: no complete snapshot in any of the {len(args.files)} file(s): "
                   f"are they {fmt} recordings?", file=sys.stderr)
             return 1
+        if store is not None:
+            code = _to_store(fmt, store, out, summary, args.force)
+            if code:
+                return code
         if args.tsdb:
             promtool = shutil.which("promtool")
             if not promtool:
