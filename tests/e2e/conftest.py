@@ -170,3 +170,10 @@ def case_study_victoria(case_study_history, tmp_path_factory):
     v.end = end
     yield v
     stop(v.proc)
+
+
+@pytest.fixture(params=["prometheus", "victoriametrics"])
+def case_study_store(request):
+    """The case-study history in each store in turn: Prometheus (promtool backfill) and
+    VictoriaMetrics (import API, vmalert -replay)."""
+    return request.getfixturevalue("case_study_prometheus" if request.param == "prometheus" else "case_study_victoria")

@@ -1,5 +1,6 @@
-"""Every dashboard query returns data from a real Prometheus holding the case-study history
-(both comparison windows populated). A query that returns nothing fails."""
+"""Every dashboard query returns data from a real Prometheus, and from a real VictoriaMetrics,
+holding the case-study history (both comparison windows populated). A query that returns
+nothing fails."""
 import json
 import urllib.parse
 import urllib.request
@@ -23,8 +24,8 @@ CASES = [(n, title, e) for n in NAMES for title, e in exprs(json.loads((ROOT / "
 
 
 @pytest.mark.parametrize("name,title,expr", CASES, ids=[f"{n}:{t}" for n, t, _ in CASES])
-def test_query_returns_data(case_study_prometheus, name, title, expr):
-    p = case_study_prometheus
+def test_query_returns_data(case_study_store, name, title, expr):
+    p = case_study_store
     q = urllib.parse.urlencode({"query": substitute(expr), "start": p.end - 8 * 3600, "end": p.end, "step": 300})
     with urllib.request.urlopen(f"{p.url}/api/v1/query_range?{q}", timeout=60) as r:
         body = json.load(r)
@@ -33,10 +34,10 @@ def test_query_returns_data(case_study_prometheus, name, title, expr):
     assert series and any(s["values"] for s in series), f"no data: {substitute(expr)}"
 
 
-def test_comparison_table_reproduces_the_case_study(case_study_prometheus):
-    """The ratio table's figures at the end of the history: the seed's ratios."""
+def test_comparison_table_reproduces_the_case_study(case_study_store):
+    """The ratio table's figures at the end of the history: the seed's ratios, in both stores."""
     from tests.unit.test_dashboards import dashboards
-    p = case_study_prometheus
+    p = case_study_store
     ratio_expr = substitute(dashboards()["aix-4k-vs-16m.json"]["panels"][0]["targets"][2]["expr"])
     rows = {r["metric"]["figure"]: float(r["value"][1]) for r in p.query(ratio_expr, p.end)}
     assert rows["1 Tape throughput (MiB/s)"] == pytest.approx(2.7, abs=0.15)
@@ -44,12 +45,12 @@ def test_comparison_table_reproduces_the_case_study(case_study_prometheus):
     assert rows["8 pin_seg_range miss ratio"] < 0.05
 
 
-def test_regime_table_compares_the_4k_and_16m_regimes_without_window_picking(case_study_prometheus):
+def test_regime_table_compares_the_4k_and_16m_regimes_without_window_picking(case_study_store):
     """The before/after-by-regime table over the 8 h case study: its columns are the 4 KB and
     16 MB regimes, so the tape ratio is the case study's 2.7, user CPU rises, the pin miss
     ratio falls, and the verdict column says better/worse by each figure's direction."""
     from tests.unit.test_dashboards import dashboards
-    p = case_study_prometheus
+    p = case_study_store
     table = dashboards()["aix-before-after.json"]["panels"][0]
     q = lambda k: {r["metric"]["figure"]: float(r["value"][1])
                    for r in p.query(substitute(table["targets"][k]["expr"]).replace('=~".*"', '=~"tsmsrv01:10990"'), p.end)}
