@@ -5,6 +5,7 @@
   grafanaDashboards+:: {
     'aix-4k-vs-16m.json': (import 'src/aix-4k-vs-16m.jsonnet')($._config),
     'aix-before-after.json': (import 'src/aix-before-after.jsonnet')($._config),
+    'aix-fleet-census.json': (import 'src/aix-fleet-census.jsonnet')($._config),
     'aix-large-pages.json': (import 'src/aix-large-pages.jsonnet')($._config),
     'aix-lock-contention.json': (import 'src/aix-lock-contention.jsonnet')($._config),
     'aix-overview.json': (import 'src/aix-overview.jsonnet')($._config),

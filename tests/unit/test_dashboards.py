@@ -17,8 +17,8 @@ sys.path.insert(0, str(DASH))
 import build_dashboards as build  # noqa: E402
 
 SCHEMA = json.loads((ROOT / "tests" / "schema" / "grafana-dashboard.schema.json").read_text())
-NAMES = ["aix-4k-vs-16m.json", "aix-before-after.json", "aix-large-pages.json", "aix-lock-contention.json", "aix-overview.json",
-         "aix-tape.json"]
+NAMES = ["aix-4k-vs-16m.json", "aix-before-after.json", "aix-fleet-census.json", "aix-large-pages.json",
+         "aix-lock-contention.json", "aix-overview.json", "aix-tape.json"]
 
 
 def dashboards():

@@ -1,9 +1,15 @@
 """aix-exporter report: before/after of one LPAR from Prometheus.
 
+    aix-exporter report (--prometheus URL | --tsdb DIR) --census [--end TIME] [--window 24h] --out FILE
     aix-exporter report (--prometheus URL | --tsdb DIR) --instance INST [--selector MATCHERS]
                         (--before FROM..TO --after FROM..TO | --auto [--lookback 30d] [--end TIME]
                          [--margin 10m]) [--tz ZONE] [--title TEXT] [--note TEXT]
                         [--format html|markdown|csv] --out FILE
+
+--census ranks every LPAR (of --selector) by its large-page state at --end (mandatory at
+risk, falling back, 16 MB, 4 KB: recording rule aix:census_regime:code) and by its contention
+(system per user CPU, pin_seg_range miss ratio) over the --window before it, worst first, as
+the fleet-census dashboard does; Markdown or CSV.
 
 FROM/TO/TIME: ISO date-times (in --tz unless they name a zone: 2026-11-20T08:00, 2026-11-20
 08:00+01:00) or Unix times. --tz: the zone times are typed and shown in (default: this
@@ -50,6 +56,37 @@ def _compare(args, prom, end: float, lookback: float, progress):
     return cmp
 
 
+def _census(args) -> int:
+    from . import census
+    from .compare import stamp
+    try:
+        if args.tsdb:
+            from ..tools import tempprom
+            first, last = tempprom.block_range(args.tsdb) if os.path.isdir(args.tsdb) else (None, None)
+            if first is None:
+                raise ReportError(f"{args.tsdb}: no Prometheus blocks in it")
+            end = parse_time(args.end, args.zone) if args.end else last
+            with tempprom.serve(args.tsdb) as url:
+                rows = census.census(Prometheus(url), end, int(args.window), args.selector)
+        else:
+            end = parse_time(args.end, args.zone) if args.end else time.time()
+            rows = census.census(Prometheus(args.prometheus), end, int(args.window), args.selector)
+    except (ReportError, RuntimeError) as e:
+        print(f"aix-exporter report: {e}", file=sys.stderr)
+        return 1
+    if not rows:
+        print(f"aix-exporter report: no LPAR has aix:census_regime:code{{{args.selector}}} at {stamp(end, args.zone)}: "
+              "are the recording rules loaded (alerts/aix-rules.yml)?", file=sys.stderr)
+        return 1
+    window = f"{args.window / 3600:g} h"
+    text = census.csv_text(rows) if args.format == "csv" else census.markdown(rows, stamp(end, args.zone), window)
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    worst = rows[0]
+    print(f"wrote {args.out}: {len(rows)} LPARs; worst: {worst.instance} ({worst.state_text})")
+    return 0
+
+
 def main(argv) -> int:
     p = argparse.ArgumentParser(prog="aix-exporter report", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -57,7 +94,10 @@ def main(argv) -> int:
     src.add_argument("--prometheus", help="Prometheus base URL, e.g. http://127.0.0.1:9090")
     src.add_argument("--tsdb", help="a directory of Prometheus blocks (imported history), served by a temporary "
                                     "Prometheus")
-    p.add_argument("--instance", required=True, help="the LPAR's instance label, e.g. tsmsrv01:10990")
+    p.add_argument("--instance", help="the LPAR's instance label, e.g. tsmsrv01:10990")
+    p.add_argument("--census", action="store_true", help="rank every LPAR instead (Markdown or CSV)")
+    p.add_argument("--window", type=_duration, default=86400.0,
+                   help="with --census: the window the contention is averaged over (default 24h)")
     p.add_argument("--selector", default=SELECTOR,
                    help=f"label matchers of the AIX series besides the instance, '' for none (default: {SELECTOR}, "
                         "the rules' and dashboards' aixSelector)")
@@ -79,7 +119,14 @@ def main(argv) -> int:
     args = p.parse_args(argv)
     if args.format is None:   # from the file's name: x.csv is CSV, x.md Markdown, anything else HTML
         args.format = FORMAT_BY_EXTENSION.get(os.path.splitext(args.out)[1].lower(), "html")
-    if args.auto == bool(args.before or args.after) or (not args.auto and not (args.before and args.after)):
+    if args.census:
+        if args.instance or args.auto or args.before or args.after:
+            p.error("--census ranks every LPAR: without --instance, --auto, --before or --after")
+        if args.format == "html":
+            p.error("--census writes Markdown or CSV: --out census.md or census.csv")
+    elif not args.instance:
+        p.error("give --instance INST (one LPAR's before/after) or --census (every LPAR)")
+    elif args.auto == bool(args.before or args.after) or (not args.auto and not (args.before and args.after)):
         p.error("give --auto, or both --before FROM..TO and --after FROM..TO")
     try:
         args.zone = zone(args.tz)
@@ -90,6 +137,8 @@ def main(argv) -> int:
     def progress(msg):
         print(("\r" if tty else "") + f"querying {args.prometheus or args.tsdb}: {msg}" + (" " * 20 if tty else ""),
               end="" if tty else "\n", file=sys.stderr, flush=True)
+    if args.census:
+        return _census(args)
     try:
         if args.tsdb:
             from ..tools import tempprom

@@ -302,6 +302,18 @@ class Prometheus:
             raise ReportError(f"{self.url}: not a Prometheus API answer (a sample without a value)") from None
         return None if math.isnan(v) or math.isinf(v) else v
 
+    def instant(self, expr: str, at: float) -> list:
+        """[{"metric": labels, "value": float}] of an instant query; NaN and infinities left out."""
+        out = []
+        for r in self._get("/api/v1/query", {"query": expr, "time": f"{at:.3f}"}):
+            try:
+                v = float(r["value"][1])
+            except (KeyError, IndexError, TypeError, ValueError):
+                raise ReportError(f"{self.url}: not a Prometheus API answer (a sample without a value)") from None
+            if not (math.isnan(v) or math.isinf(v)):
+                out.append({"metric": r.get("metric") or {}, "value": v})
+        return out
+
     def sample_times(self, expr: str, length: int, at: float) -> list:
         """The times of the raw samples of ``expr`` (a series selector) in the ``length``
         seconds up to ``at``, of all its series together, sorted."""

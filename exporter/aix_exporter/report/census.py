@@ -1,0 +1,91 @@
+"""aix-exporter report --census: every LPAR of the fleet ranked by its large-page state and its
+contention signature, from the recording rules, as the fleet-census dashboard shows it
+(dashboards/src/aix-fleet-census.jsonnet reads the same columns; a test keeps them equal).
+
+State (aix:census_regime:code, its last value in the hour before the end of the window): 3 mandatory large pages at risk
+(LARGE_PAGE_DATA=M and fewer free 16 MB pages than one heap segment), 2 falling back to 4 KB
+pages (=Y and no free 16 MB page), 1 on 16 MB pages, 0 on 4 KB pages. Contention: system per
+user CPU and the pin_seg_range miss ratio averaged over the window; tape MiB/s likewise.
+Worst first: state, then system per user CPU, then the miss ratio.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from typing import Optional
+
+from ..monitoring import SELECTOR
+from .compare import Prometheus
+
+STATES = {3: "mandatory at risk", 2: "falling back to 4 KB", 1: "16 MB pages", 0: "4 KB pages"}
+
+# column -> expression; SEL: the selector, RANGE: the window (the dashboard's $__range)
+COLUMNS = {
+    "state": "max by (instance, job) (last_over_time(aix:census_regime:code{SEL}[1h]))",
+    "sys_per_user": "avg by (instance, job) (avg_over_time(aix:cpu_sys_per_user:ratio{SEL}[RANGE]))",
+    "pin_miss": "avg by (instance, job) (avg_over_time(aix:pin_lock_miss:ratio{SEL}[RANGE]))",
+    "tape_mib_s": "sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{SEL}[RANGE])) / 1048576",
+}
+
+
+def column(name: str, selector: str, window: str) -> str:
+    return COLUMNS[name].replace("SEL", selector).replace("RANGE", window)
+
+
+@dataclass
+class Lpar:
+    instance: str
+    job: str
+    state: Optional[float] = None
+    sys_per_user: Optional[float] = None
+    pin_miss: Optional[float] = None
+    tape_mib_s: Optional[float] = None
+
+    @property
+    def state_text(self) -> str:
+        return "n/a" if self.state is None else STATES.get(int(self.state), str(self.state))
+
+    def rank(self) -> tuple:
+        """Worst first: higher state, then more system per user CPU, then more misses (no data last)."""
+        def down(v):
+            return (v is None, -(v or 0.0))
+        return (down(self.state), down(self.sys_per_user), down(self.pin_miss), self.instance)
+
+
+def census(prom: Prometheus, at: float, window_seconds: int, selector: str = SELECTOR) -> list:
+    """The fleet's LPARs, worst first."""
+    lpars: dict = {}
+    for name in COLUMNS:
+        for r in prom.instant(column(name, selector, f"{window_seconds}s"), at):
+            key = (r["metric"].get("instance", ""), r["metric"].get("job", ""))
+            lpar = lpars.setdefault(key, Lpar(*key))
+            setattr(lpar, name, r["value"])
+    return sorted(lpars.values(), key=Lpar.rank)
+
+
+def fmt(v: Optional[float], digits: int) -> str:
+    return "n/a" if v is None else f"{v:,.{digits}f}"
+
+
+def markdown(rows: list, when: str, window: str) -> str:
+    counts = {text: sum(1 for r in rows if r.state_text == text) for text in STATES.values()}
+    lines = [f"# Fleet census: {len(rows)} LPARs", "",
+             f"State at {when}; contention and tape averaged over the {window} before it. Worst first.", "",
+             "By state: " + ", ".join(f"{text} {n}" for text, n in counts.items()), "",
+             "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | tape MiB/s |",
+             "|---|---|---|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r.instance} | {r.job} | {r.state_text} | {fmt(r.sys_per_user, 2)} | "
+                     f"{fmt(r.pin_miss, 4)} | {fmt(r.tape_mib_s, 1)} |")
+    return "\n".join(lines) + "\n"
+
+
+def csv_text(rows: list) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["instance", "job", "state", "state_code", "sys_per_user", "pin_miss", "tape_mib_s"])
+    for r in rows:
+        w.writerow([r.instance, r.job, r.state_text] + ["" if v is None else v for v in
+                                                         (r.state, r.sys_per_user, r.pin_miss, r.tape_mib_s)])
+    return buf.getvalue()
