@@ -31,7 +31,8 @@ def test_compose_against_the_compose_spec_schema():
 def test_compose_parses_with_the_compose_spec_package_and_mounts_exist():
     import compose_spec
     spec = compose_spec.PyCompose.from_yaml((COMPOSE / "docker-compose.yml").read_text()).to_spec()
-    assert set(spec.services) == {"prometheus", "alertmanager", "grafana", "aix-exporter-demo"}
+    assert set(spec.services) == {"prometheus", "alertmanager", "grafana", "aix-exporter-demo", "victoriametrics",
+                                  "vmagent-0", "vmagent-1", "vmalert"}
     demo = yaml.safe_load((COMPOSE / "docker-compose.yml").read_text())["services"]["aix-exporter-demo"]
     assert demo["profiles"] == ["demo"] and "simulate:case-study?at=28800" in demo["command"]
     dockerfile = (COMPOSE / "Dockerfile").read_text()
@@ -67,6 +68,32 @@ def test_prometheus_alertmanager_and_grafana_provisioning_configs(tmp_path):
     assert ds["datasources"][0]["type"] == "prometheus"
     dash = yaml.safe_load((COMPOSE / "grafana" / "provisioning" / "dashboards" / "aix.yml").read_text())
     assert dash["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards/aix"
+
+
+def test_fleet_profile_shards_the_targets_and_keeps_the_identity_labels(tmp_path):
+    """The 'fleet' profile: two vmagent replicas, each one shard of the same targets; vmalert
+    with our rules; the scrape configuration parses (promtool, vmagent -dryRun) and its
+    relabelling makes lpar_id from the LPAR name and the frame serial."""
+    raw = yaml.safe_load((COMPOSE / "docker-compose.yml").read_text())["services"]
+    fleet = {n for n, s in raw.items() if s.get("profiles") == ["fleet"]}
+    assert fleet == {"victoriametrics", "vmagent-0", "vmagent-1", "vmalert"}
+    members = sorted(next(a for a in raw[n]["command"] if a.startswith("-promscrape.cluster.memberNum="))
+                     for n in ("vmagent-0", "vmagent-1"))
+    assert members == ["-promscrape.cluster.memberNum=0", "-promscrape.cluster.memberNum=1"]
+    assert all("-promscrape.cluster.membersCount=2" in raw[n]["command"] for n in ("vmagent-0", "vmagent-1"))
+    assert "-datasource.queryStep=60s" in raw["vmalert"]["command"]
+    assert "../../alerts/aix-rules.yml:/etc/vmalert/aix-rules.yml:ro" in raw["vmalert"]["volumes"]
+    config = COMPOSE / "fleet" / "vmagent.yml"
+    r = subprocess.run([need("promtool"), "check", "config", "--syntax-only", str(config)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    vmagent = need("vmagent")
+    r = subprocess.run([vmagent, f"-promscrape.config={config}", "-dryRun"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-1500:]
+    targets = yaml.safe_load((COMPOSE / "fleet" / "targets" / "aix.yml").read_text())
+    ids = [f"{t['labels']['lpar']}@{t['labels']['serial']}" for t in targets]
+    assert len(set(ids)) == len(ids) and len({t["labels"]["lpar"] for t in targets}) < len(ids)   # a name on two frames
+    relabel = yaml.safe_load(config.read_text())["scrape_configs"][0]["relabel_configs"]
+    assert relabel[0] == {"source_labels": ["lpar", "serial"], "separator": "@", "target_label": "lpar_id"}
 
 
 def sh(*args):
