@@ -167,28 +167,13 @@ def _raw(password: bytes, salt: bytes, cost: int) -> bytes:
 
 
 def _encipher_ecb(P: List[int], S: List[List[int]], words: List[int], times: int) -> None:
-    """Encipher ``words`` (pairs, in place) ``times`` times over: bcrypt's final step."""
+    """Encipher ``words`` (pairs, in place) ``times`` times over: bcrypt's final step, 192
+    blocks in all, so a plain loop over the rounds (the key schedule's are written out)."""
     s0, s1, s2, s3 = S
-    M = _MASK
-    p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15, p16, p17 = P
     for _ in range(times):
         for b in range(0, len(words), 2):
-            l = words[b] ^ p0
-            r = words[b + 1]
-            r ^= ((s0[l >> 24] + s1[l >> 16 & 255] ^ s2[l >> 8 & 255]) + s3[l & 255]) & M ^ p1
-            l ^= ((s0[r >> 24] + s1[r >> 16 & 255] ^ s2[r >> 8 & 255]) + s3[r & 255]) & M ^ p2
-            r ^= ((s0[l >> 24] + s1[l >> 16 & 255] ^ s2[l >> 8 & 255]) + s3[l & 255]) & M ^ p3
-            l ^= ((s0[r >> 24] + s1[r >> 16 & 255] ^ s2[r >> 8 & 255]) + s3[r & 255]) & M ^ p4
-            r ^= ((s0[l >> 24] + s1[l >> 16 & 255] ^ s2[l >> 8 & 255]) + s3[l & 255]) & M ^ p5
-            l ^= ((s0[r >> 24] + s1[r >> 16 & 255] ^ s2[r >> 8 & 255]) + s3[r & 255]) & M ^ p6
-            r ^= ((s0[l >> 24] + s1[l >> 16 & 255] ^ s2[l >> 8 & 255]) + s3[l & 255]) & M ^ p7
-            l ^= ((s0[r >> 24] + s1[r >> 16 & 255] ^ s2[r >> 8 & 255]) + s3[r & 255]) & M ^ p8
-            r ^= ((s0[l >> 24] + s1[l >> 16 & 255] ^ s2[l >> 8 & 255]) + s3[l & 255]) & M ^ p9
-            l ^= ((s0[r >> 24] + s1[r >> 16 & 255] ^ s2[r >> 8 & 255]) + s3[r & 255]) & M ^ p10
-            r ^= ((s0[l >> 24] + s1[l >> 16 & 255] ^ s2[l >> 8 & 255]) + s3[l & 255]) & M ^ p11
-            l ^= ((s0[r >> 24] + s1[r >> 16 & 255] ^ s2[r >> 8 & 255]) + s3[r & 255]) & M ^ p12
-            r ^= ((s0[l >> 24] + s1[l >> 16 & 255] ^ s2[l >> 8 & 255]) + s3[l & 255]) & M ^ p13
-            l ^= ((s0[r >> 24] + s1[r >> 16 & 255] ^ s2[r >> 8 & 255]) + s3[r & 255]) & M ^ p14
-            r ^= ((s0[l >> 24] + s1[l >> 16 & 255] ^ s2[l >> 8 & 255]) + s3[l & 255]) & M ^ p15
-            l ^= ((s0[r >> 24] + s1[r >> 16 & 255] ^ s2[r >> 8 & 255]) + s3[r & 255]) & M ^ p16
-            words[b], words[b + 1] = r ^ p17, l
+            l, r = words[b] ^ P[0], words[b + 1]
+            for n in range(1, 17):
+                r ^= ((s0[l >> 24] + s1[l >> 16 & 255] ^ s2[l >> 8 & 255]) + s3[l & 255]) & _MASK ^ P[n]
+                l, r = r, l
+            words[b], words[b + 1] = r ^ P[17], l
