@@ -25,6 +25,7 @@ by its set-up commands. --selector: the label matchers of your AIX series beside
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -56,21 +57,28 @@ def _compare(args, prom, end: float, lookback: float, progress):
     return cmp
 
 
+@contextlib.contextmanager
+def _source(args):
+    """(Prometheus, first, last) of --prometheus, or of --tsdb served by a temporary Prometheus
+    with the blocks' first and last sample times (None for a live Prometheus)."""
+    if not args.tsdb:
+        yield Prometheus(args.prometheus), None, None
+        return
+    from ..tools import tempprom
+    first, last = tempprom.block_range(args.tsdb) if os.path.isdir(args.tsdb) else (None, None)
+    if first is None:
+        raise ReportError(f"{args.tsdb}: no Prometheus blocks in it")
+    with tempprom.serve(args.tsdb) as url:
+        yield Prometheus(url), first, last
+
+
 def _census(args) -> int:
     from . import census
     from .compare import stamp
     try:
-        if args.tsdb:
-            from ..tools import tempprom
-            first, last = tempprom.block_range(args.tsdb) if os.path.isdir(args.tsdb) else (None, None)
-            if first is None:
-                raise ReportError(f"{args.tsdb}: no Prometheus blocks in it")
-            end = parse_time(args.end, args.zone) if args.end else last
-            with tempprom.serve(args.tsdb) as url:
-                rows = census.census(Prometheus(url), end, int(args.window), args.selector)
-        else:
-            end = parse_time(args.end, args.zone) if args.end else time.time()
-            rows = census.census(Prometheus(args.prometheus), end, int(args.window), args.selector)
+        with _source(args) as (prom, _, last):
+            end = parse_time(args.end, args.zone) if args.end else (last if last is not None else time.time())
+            rows = census.census(prom, end, int(args.window), args.selector)
     except (ReportError, RuntimeError) as e:
         print(f"aix-exporter report: {e}", file=sys.stderr)
         return 1
@@ -140,18 +148,14 @@ def main(argv) -> int:
     if args.census:
         return _census(args)
     try:
-        if args.tsdb:
-            from ..tools import tempprom
-            first, last = tempprom.block_range(args.tsdb) if os.path.isdir(args.tsdb) else (None, None)
-            if first is None:
-                raise ReportError(f"{args.tsdb}: no Prometheus blocks in it")
-            end = parse_time(args.end, args.zone) if args.end else last + 60
-            lookback = args.lookback or (end - first + 60)
-            with tempprom.serve(args.tsdb) as url:
-                cmp = _compare(args, Prometheus(url), end, lookback, progress)
-        else:
-            end = parse_time(args.end, args.zone) if args.end else time.time()
-            cmp = _compare(args, Prometheus(args.prometheus), end, args.lookback or 30 * 86400, progress)
+        with _source(args) as (prom, first, last):
+            if last is None:   # a live Prometheus: up to now, 30 days back
+                end = parse_time(args.end, args.zone) if args.end else time.time()
+                lookback = args.lookback or 30 * 86400
+            else:              # blocks: over their whole range
+                end = parse_time(args.end, args.zone) if args.end else last + 60
+                lookback = args.lookback or (end - first + 60)
+            cmp = _compare(args, prom, end, lookback, progress)
     except ReportError as e:
         print(f"\naix-exporter report: {e}", file=sys.stderr)
         return 1
