@@ -292,25 +292,24 @@ class Prometheus:
             raise ReportError(f"{self.url}: not a Prometheus API answer (no data.result list)")
         return result
 
-    def scalar(self, expr: str, at: float) -> Optional[float]:
-        res = self._get("/api/v1/query", {"query": expr, "time": f"{at:.3f}"})
-        if not res:
-            return None
+    def _value(self, sample: dict) -> Optional[float]:
+        """The value of an instant-query sample; None for NaN and infinities."""
         try:
-            v = float(res[0]["value"][1])
+            v = float(sample["value"][1])
         except (KeyError, IndexError, TypeError, ValueError):
             raise ReportError(f"{self.url}: not a Prometheus API answer (a sample without a value)") from None
         return None if math.isnan(v) or math.isinf(v) else v
+
+    def scalar(self, expr: str, at: float) -> Optional[float]:
+        res = self._get("/api/v1/query", {"query": expr, "time": f"{at:.3f}"})
+        return self._value(res[0]) if res else None
 
     def instant(self, expr: str, at: float) -> list:
         """[{"metric": labels, "value": float}] of an instant query; NaN and infinities left out."""
         out = []
         for r in self._get("/api/v1/query", {"query": expr, "time": f"{at:.3f}"}):
-            try:
-                v = float(r["value"][1])
-            except (KeyError, IndexError, TypeError, ValueError):
-                raise ReportError(f"{self.url}: not a Prometheus API answer (a sample without a value)") from None
-            if not (math.isnan(v) or math.isinf(v)):
+            v = self._value(r)
+            if v is not None:
                 out.append({"metric": r.get("metric") or {}, "value": v})
         return out
 
@@ -418,13 +417,10 @@ def check_part(prom: Prometheus, part, sel: str, w: Window) -> Check:
         n = prom.scalar(f"sum(resets({fill(counter)}[{length}s]{at}))", w.end)
         if n:
             problems.append(f"counter {counter.split('{')[0]} reset {n:.0f} time{'s' if n != 1 else ''}")
-    collector = label_value(c["collector"])
-    runs = prom.scalar(f"sum(count_over_time(aix_exporter_collector_success{{{sel},collector={collector}}}"
-                       f"[{length}s]{at}))", w.end)
-    if runs:
-        ok = prom.scalar(f"sum(sum_over_time(aix_exporter_collector_success{{{sel},collector={collector}}}"
-                         f"[{length}s]{at}))", w.end) or 0.0
-        failed = 1.0 - ok / runs
+    success = f"aix_exporter_collector_success{{{sel},collector={label_value(c['collector'])}}}[{length}s]{at}"
+    ok = prom.scalar(f"sum(sum_over_time({success})) / sum(count_over_time({success}))", w.end)
+    if ok is not None:   # None: no self-metrics (imported history)
+        failed = 1.0 - ok
         if failed > 0:
             problems.append(f"collector {c['collector']} failed in {failed:.1%} of its collections")
             usable = min(usable, 1.0 - failed)   # a failed collection serves no samples: mostly the same time
