@@ -110,29 +110,11 @@ def start_victoria(tmp, retention="100y"):
     return Prom(url, proc)
 
 
-def import_openmetrics(url, om_path, chunk_lines=50000):
-    """Our OpenMetrics history into VictoriaMetrics through its Prometheus-text import
-    (/api/v1/import/prometheus, timestamps in milliseconds), then flushed to be searchable."""
-    def post(lines):
-        req = urllib.request.Request(f"{url}/api/v1/import/prometheus", data="\n".join(lines).encode() + b"\n",
-                                     method="POST", headers={"Content-Type": "text/plain"})
-        with urllib.request.urlopen(req, timeout=120) as r:
-            assert r.status in (200, 204), r.status
-    batch, count = [], 0
-    with open(om_path, encoding="utf-8") as fh:
-        for line in fh:
-            if not line.strip() or line.startswith("#"):
-                continue
-            head, ts = line.rstrip("\n").rsplit(" ", 1)
-            batch.append(f"{head} {int(round(float(ts) * 1000))}")
-            count += 1
-            if len(batch) >= chunk_lines:
-                post(batch)
-                batch = []
-    if batch:
-        post(batch)
-    urllib.request.urlopen(f"{url}/internal/force_flush", timeout=60).read()
-    return count
+def import_openmetrics(url, om_path):
+    """Our OpenMetrics history into VictoriaMetrics, as `import --store URL` writes it
+    (tools/store.py: the Prometheus-text import API, then flushed to be searchable)."""
+    from aix_exporter.tools import store
+    return store.write(store.connect(url), str(om_path))
 
 
 def vmalert_replay(tmp, url, rules, start, end, groups=None):

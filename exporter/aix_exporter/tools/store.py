@@ -192,49 +192,47 @@ def _post(url: str, body: bytes, headers: dict) -> None:
         raise StoreError(f"{url}: {e}") from None
 
 
+def _batches(om_path: str) -> Iterator[list]:
+    """The samples of an OpenMetrics file in lists of up to BATCH_SAMPLES."""
+    batch: list = []
+    for sample in samples(om_path):
+        batch.append(sample)
+        if len(batch) >= BATCH_SAMPLES:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _series(batch: list) -> list:
+    """[(labels, [(value, ms)])] of a batch: a series' samples stand together in our files."""
+    out: list = []
+    last = None
+    for head, value, ms in batch:
+        if head != last:
+            out.append((parse_series(head), []))
+            last = head
+        out[-1][1].append((float(value), ms))
+    return out
+
+
 def write(store: Store, om_path: str) -> int:
     """Write every sample of the OpenMetrics history; return how many."""
     written = 0
+    for batch in _batches(om_path):
+        if store.kind == "victoriametrics":
+            _post(f"{store.url}/api/v1/import/prometheus",
+                  "".join(f"{head} {value} {ms}\n" for head, value, ms in batch).encode(), {"Content-Type": "text/plain"})
+        else:
+            _post(f"{store.url}/api/v1/write", snappy_literals(write_request(_series(batch))),
+                  {"Content-Encoding": "snappy", "Content-Type": "application/x-protobuf",
+                   "X-Prometheus-Remote-Write-Version": "0.1.0"})
+        written += len(batch)
     if store.kind == "victoriametrics":
-        batch: list = []
-        for head, value, ms in samples(om_path):
-            batch.append(f"{head} {value} {ms}")
-            if len(batch) >= BATCH_SAMPLES:
-                _post(f"{store.url}/api/v1/import/prometheus", "\n".join(batch).encode() + b"\n",
-                      {"Content-Type": "text/plain"})
-                written += len(batch)
-                batch = []
-        if batch:
-            _post(f"{store.url}/api/v1/import/prometheus", "\n".join(batch).encode() + b"\n",
-                  {"Content-Type": "text/plain"})
-            written += len(batch)
         try:   # make the rows searchable now (the read-back follows); a store may refuse it
             _get(f"{store.url}/internal/force_flush")
         except (urllib.error.URLError, OSError):
             pass
-        return written
-    pending: list = []           # [(labels, [(value, ms)])], the current series last
-    count = 0
-    last_head = None
-
-    def send():
-        _post(f"{store.url}/api/v1/write", snappy_literals(write_request(pending)),
-              {"Content-Encoding": "snappy", "Content-Type": "application/x-protobuf",
-               "X-Prometheus-Remote-Write-Version": "0.1.0"})
-
-    for head, value, ms in samples(om_path):
-        if head != last_head:
-            pending.append((parse_series(head), []))
-            last_head = head
-        pending[-1][1].append((float(value), ms))
-        count += 1
-        if count >= BATCH_SAMPLES:
-            send()
-            written += count
-            pending, count, last_head = [], 0, None
-    if count:
-        send()
-        written += count
     return written
 
 
