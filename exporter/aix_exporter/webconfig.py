@@ -31,7 +31,7 @@ import os
 import ssl
 import threading
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import yaml
 
@@ -70,6 +70,7 @@ class WebConfig:
     ssl_context: Optional[ssl.SSLContext] = None
     users: dict = field(default_factory=dict)     # user -> bcrypt hash (bytes)
     verifier: str = ""                            # which bcrypt implementation checks them
+    checkpw: Optional[Callable] = None            # and its check, chosen once at load
     cert_files: tuple = ()                        # (cert, key) as loaded, for reloading
     _mtimes: tuple = ()
     _good: set = field(default_factory=set)       # (user, sha256(password)) found right
@@ -117,7 +118,7 @@ class WebConfig:
             if (user, digest) in self._bad:
                 return False
         hashed = self.users.get(user)
-        checkpw = _verifier()[1]
+        checkpw = self.checkpw or _verifier()[1]
         with self._bcrypt:   # one bcrypt check at a time: guessing clients cannot starve scrapes
             try:
                 ok = checkpw(secret, hashed if hashed is not None else _DUMMY_HASH) and hashed is not None
@@ -221,7 +222,7 @@ def _load(path: str) -> WebConfig:
     if not isinstance(users, dict):
         raise ConfigError(f"{path}: basic_auth_users: expected a mapping of user to bcrypt hash")
     if users:
-        wc.verifier = _verifier()[0]
+        wc.verifier, wc.checkpw = _verifier()
         for user, hashed in users.items():
             if not isinstance(hashed, str) or not hashed.startswith(("$2a$", "$2b$", "$2y$")):
                 raise ConfigError(f"{path}: basic_auth_users.{user}: expected a bcrypt hash")
