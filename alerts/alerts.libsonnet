@@ -14,12 +14,14 @@
   // raw series only.
   local regime = '(max by (instance, job) (last_over_time(aix_process_inuse_bytes{%s,psize="16M"}[2m])) > bool 0) or on (instance, job) (max by (instance, job) (last_over_time(aix_process_total_inuse_bytes{%s}[2m])) * 0) or on (instance, job) ((max by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="16M"}) > bool 0) unless on (instance, job) aix_process_monitored{%s})' % [S, S, S, S],
   // 1, labelled regime="4K" or "16M": a figure multiplied by it carries its regime
-  // the fleet census: one code per LPAR, the worst state first. 3: a process with mandatory large
+  // the fleet census: one code per LPAR, the worst state first. 4: no monitored process runs and
+  // the server logged ANR0358E within censusFailedWindow (it died for want of large pages). 3: a process with mandatory large
   // pages (LARGE_PAGE_DATA=M) and fewer free 16 MB pages than one heap segment (ANR0358E ahead);
   // 2: a process asking for large pages with =Y and no free page (it falls back to 4 KB pages);
   // 1: the monitored processes run on 16 MB pages; 0: on 4 KB pages
   local freePages = '((sum without (psize) (aix_memory_page_pool_size_bytes{%s,psize="16M"}) - sum without (psize) (aix_memory_page_inuse_bytes{%s,psize="16M"})) / %d)' % [S, S, L],
-  local census = 'max by (instance, job) (((%s < %d) and on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode="M"})) * 0 + 3 or ((%s < 1) and on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode="Y"})) * 0 + 2 or (%s))' % [freePages, c.mandatoryMinHeadroomPages, S, freePages, S, regime],
+  local failed = '(max by (instance, job) (aix_process_monitored{%s}) == 0) and on (instance, job) (max by (instance, job) (increase(aix_tsm_messages_total{%s,msgid="ANR0358E"}[%s])) > 0)' % [S, S, c.censusFailedWindow],
+  local census = 'max by (instance, job) ((%s) * 0 + 4 or ((%s < %d) and on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode="M"})) * 0 + 3 or ((%s < 1) and on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode="Y"})) * 0 + 2 or (%s))' % [failed, freePages, c.mandatoryMinHeadroomPages, S, freePages, S, regime],
   local regimeLabel = 'label_replace((%s) == 1, "regime", "16M", "", "") or label_replace(((%s) == 0) + 1, "regime", "4K", "", "")' % [regime, regime],
   local perRegime(record, figure) = { record: record, expr: '(%s) * on (instance, job) group_left (regime) (%s)' % [figure, regimeLabel] },
   // the before/after figures of each minute, labelled with the minute's regime: the records of
@@ -58,6 +60,9 @@
           { record: 'aix:regime_16m:bool', expr: regime },
         ] + regimeRules + [
           { record: 'aix:pin_lock_miss:ratio', expr: 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % S },
+          // pin_seg_range's lock misses per second over splat's traced window: its acquisitions
+          // (a count splat prints exactly) times its miss share, divided by the window's length
+          { record: 'aix:pin_lock_misses:rate', expr: 'max by (instance, job) (aix_splat_function_acquisitions{%s,function=~"\\\\.?pin_seg_range"} * on (instance, job, function) aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"} / on (instance, job) group_left () (aix_splat_window_seconds{%s} > 0))' % [S, S, S] },
           { record: 'aix:census_regime:code', expr: census },
         ],
       },

@@ -7,7 +7,8 @@ rule for the whole fleet, the census, and one LPAR's before/after comparison.
 
 Each LPAR has the raw series the recording rules, the report's figures and its checks read
 (tape counters, CPU split, physc, the pin_seg_range miss ratio, memory per page size, the 16 MB
-pool, lgpg_regions, the monitored process) and the four recorded series the census reads,
+pool, lgpg_regions, the monitored process, splat's pin_seg_range acquisitions and window) and
+the five recorded series the census reads,
 with a regime each: 30 % on 4 KB pages and contended, 60 % on 16 MB pages (half of them tuned
 half-way through the history), 5 % falling back, 5 % mandatory at risk. Prints a Markdown
 table for bench/RESULTS.md. Servers on free loopback ports, stopped by PID; DIR is removed
@@ -83,6 +84,10 @@ def write_history(path, lpars, days, step, end):
         pin = [0.005 if r else 0.25 for r in on16]
         add("aix_splat_function_miss_ratio", "gauge", "aix_splat_function_miss_ratio", {**inst, "function": "pin_seg_range"},
             pin)
+        acq = [15000.0 if r else 357000.0 for r in on16]     # pin_seg_range acquisitions in a 5 s trace
+        add("aix_splat_function_acquisitions", "gauge", "aix_splat_function_acquisitions",
+            {**inst, "function": "pin_seg_range"}, acq)
+        add("aix_splat_window_seconds", "gauge", "aix_splat_window_seconds", inst, [5.0] * points)
         pool = 160 if m["kind"] != "4K" else 0
         used16 = {"16M": 118, "fallback": 160, "atrisk": 150}.get(m["kind"], 0)
         add("aix_memory_page_inuse_bytes", "gauge", "aix_memory_page_inuse_bytes", {**inst, "psize": "4K"},
@@ -107,6 +112,8 @@ def write_history(path, lpars, days, step, end):
             [float(code) if (r or code == 0) else 0.0 for r in on16])
         add("aix_cpu_sys_per_user_ratio", "gauge", "aix:cpu_sys_per_user:ratio", inst, [s / u for s, u in zip(sys_, user)])
         add("aix_pin_lock_miss_ratio", "gauge", "aix:pin_lock_miss:ratio", inst, pin)
+        add("aix_pin_lock_misses_rate", "gauge", "aix:pin_lock_misses:rate", inst,
+            [a * p / 5.0 for a, p in zip(acq, pin)])
         add("aix_tape_bytes_all_rate5m", "gauge", "aix:tape_bytes_all:rate5m", inst, rate)
     with open(path, "w") as out:
         for family, (kind, fh) in families.items():

@@ -1,7 +1,7 @@
 // The fleet census: every LPAR in one table, ranked by its large-page state (the recording rule
-// aix:census_regime:code: 3 mandatory large pages at risk, 2 falling back to 4 KB pages, 1 on
+// aix:census_regime:code: 4 down after ANR0358E, 3 mandatory large pages at risk, 2 falling back to 4 KB pages, 1 on
 // 16 MB pages, 0 on 4 KB pages) and by its contention signature (system per user CPU, the
-// pin_seg_range miss ratio), with its tape throughput. Every column reads a recording rule, so
+// pin_seg_range miss ratio and its lock misses per second), with its tape throughput. Every column reads a recording rule, so
 // the table stays one query per column at a thousand LPARs, on Prometheus or VictoriaMetrics.
 // `aix-exporter report --census` writes the same ranking as a file.
 local g = import '../lib/grafana.libsonnet';
@@ -16,7 +16,7 @@ g.dashboard('AIX / Fleet census', 'aix-fleet-census',
   [
     g.stat('Fleet: LPARs by large-page state (now)', [
       t('count(max by (instance, job) (last_over_time(aix:census_regime:code{%s}[1h])) == %d) or vector(0)' % [S, k[0]], k[1], instant=true)
-      for k in [[3, 'mandatory at risk'], [2, 'falling back'], [1, '16 MB pages'], [0, '4 KB pages']]
+      for k in [[4, 'down after ANR0358E'], [3, 'mandatory at risk'], [2, 'falling back'], [1, '16 MB pages'], [0, '4 KB pages']]
     ], 'short', g.pos(0, 0, 24, 4), desc='How many LPARs are in each state now (aix:census_regime:code).',
            thresholds=[{ color: 'green', value: null }]) {
       options+: { textMode: 'value_and_name', graphMode: 'none' },
@@ -25,16 +25,17 @@ g.dashboard('AIX / Fleet census', 'aix-fleet-census',
             [col('max by (instance, job) (last_over_time(aix:census_regime:code{%s}[1h]))' % S),
              col(avg('aix:cpu_sys_per_user:ratio')),
              col(avg('aix:pin_lock_miss:ratio')),
+             col(avg('aix:pin_lock_misses:rate')),
              col('sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{%s}[$__range])) / 1048576' % S)],
             'short', g.pos(0, 4, 24, 20),
-            desc='One row per LPAR. State at the end of the range; system/user CPU, pin_seg_range miss ratio and tape MiB/s averaged over the range. A state of 1 with a high system/user ratio is worth a look; 0 with a high pin miss ratio is the case study before its tuning.',
+            desc='One row per LPAR. State at the end of the range; system/user CPU, pin_seg_range miss ratio, its lock misses per second (splat) and tape MiB/s averaged over the range. A state of 1 with a high system/user ratio is worth a look; 0 with a high pin miss ratio is the case study before its tuning.',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
                 excludeByName: { Time: true },
                 renameByName: { instance: 'LPAR', job: 'Job', 'Value #A': 'State', 'Value #B': 'System / user CPU',
-                                'Value #C': 'pin_seg_range miss ratio', 'Value #D': 'Tape MiB/s' },
-                indexByName: { instance: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3, 'Value #D': 4, job: 5 },
+                                'Value #C': 'pin_seg_range miss ratio', 'Value #D': 'Pin lock misses/s', 'Value #E': 'Tape MiB/s' },
+                indexByName: { instance: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3, 'Value #D': 4, 'Value #E': 5, job: 6 },
               } },
               { id: 'sortBy', options: { sort: [{ field: 'State', desc: true }, { field: 'System / user CPU', desc: true }] } },
             ]) {
@@ -43,12 +44,13 @@ g.dashboard('AIX / Fleet census', 'aix-fleet-census',
           { matcher: { id: 'byName', options: 'State' }, properties: [
             { id: 'custom.cellOptions', value: { type: 'color-background' } },
             { id: 'mappings', value: [{ type: 'value', options: {
-              '3': { text: 'mandatory at risk', color: 'red' }, '2': { text: 'falling back to 4 KB', color: 'orange' },
+              '4': { text: 'down after ANR0358E', color: 'dark-red' }, '3': { text: 'mandatory at risk', color: 'red' }, '2': { text: 'falling back to 4 KB', color: 'orange' },
               '1': { text: '16 MB pages', color: 'green' }, '0': { text: '4 KB pages', color: 'blue' },
             } }] },
           ] },
           { matcher: { id: 'byName', options: 'System / user CPU' }, properties: [{ id: 'decimals', value: 2 }] },
           { matcher: { id: 'byName', options: 'pin_seg_range miss ratio' }, properties: [{ id: 'unit', value: 'percentunit' }] },
+          { matcher: { id: 'byName', options: 'Pin lock misses/s' }, properties: [{ id: 'decimals', value: 0 }] },
           { matcher: { id: 'byName', options: 'Tape MiB/s' }, properties: [{ id: 'decimals', value: 1 }] },
         ],
       },

@@ -1,6 +1,6 @@
 """The fleet census (issue 31): aix-exporter report --census ranks LPARs by large-page state and
 contention from the recording rules, on Prometheus and on VictoriaMetrics, and its columns are
-the fleet-census dashboard's. Five LPARs' recorded series, written here, in real stores."""
+the fleet-census dashboard's. Six LPARs' recorded series, written here, in real stores."""
 import csv
 import io
 import json
@@ -15,21 +15,22 @@ from tests.conftest import ROOT, need
 from tests.e2e.conftest import import_openmetrics, start_prometheus, start_victoria
 from tests.e2e.helpers import env, stop
 
-# instance: (state code, system/user CPU, pin miss ratio, tape bytes/s)
+# instance: (state code, system/user CPU, pin miss ratio, pin lock misses/s, tape bytes/s)
 FLEET = {
-    "calm:10990": (1, 1.0, 0.005, 378 << 20),
-    "contended:10990": (0, 5.0, 0.25, 139 << 20),
-    "mild:10990": (0, 1.5, 0.02, 300 << 20),
-    "fallback:10990": (2, 3.0, 0.10, 200 << 20),
-    "atrisk:10990": (3, 1.1, 0.01, 350 << 20),
+    "calm:10990": (1, 1.0, 0.005, 12, 378 << 20),
+    "contended:10990": (0, 5.0, 0.25, 3825, 139 << 20),
+    "mild:10990": (0, 1.5, 0.02, 150, 300 << 20),
+    "fallback:10990": (2, 3.0, 0.10, 1200, 200 << 20),
+    "atrisk:10990": (3, 1.1, 0.01, 40, 350 << 20),
+    "down:10990": (4, 0.5, 0.0, 0, 0),
 }
-ORDER = ["atrisk:10990", "fallback:10990", "calm:10990", "contended:10990", "mild:10990"]
+ORDER = ["down:10990", "atrisk:10990", "fallback:10990", "calm:10990", "contended:10990", "mild:10990"]
 
 
 def history(start, minutes=180):
     out = []
     for record, k in (("aix:census_regime:code", 0), ("aix:cpu_sys_per_user:ratio", 1), ("aix:pin_lock_miss:ratio", 2),
-                      ("aix:tape_bytes_all:rate5m", 3)):
+                      ("aix:pin_lock_misses:rate", 3), ("aix:tape_bytes_all:rate5m", 4)):
         out.append(f"# TYPE {record.replace(':', '_')} gauge")   # (the family line is not read by either import)
         for instance, values in FLEET.items():
             for m in range(minutes):
@@ -65,18 +66,21 @@ def run(store, tmp_path, out, *extra):
 def test_census_ranks_the_fleet_worst_first(fleet_store, tmp_path):
     r = run(fleet_store, tmp_path, "census.csv")
     assert r.returncode == 0, r.stderr
-    assert "wrote" in r.stdout and "5 LPARs; worst: atrisk:10990 (mandatory at risk)" in r.stdout
+    assert "wrote" in r.stdout and "6 LPARs; worst: down:10990 (down after ANR0358E)" in r.stdout
     rows = list(csv.DictReader(io.StringIO((tmp_path / "census.csv").read_text())))
     assert [row["instance"] for row in rows] == ORDER
     by = {row["instance"]: row for row in rows}
     assert by["fallback:10990"]["state"] == "falling back to 4 KB" and by["contended:10990"]["state"] == "4 KB pages"
     assert float(by["contended:10990"]["sys_per_user"]) == pytest.approx(5.0)
     assert float(by["contended:10990"]["pin_miss"]) == pytest.approx(0.25)
+    assert float(by["contended:10990"]["pin_misses_s"]) == pytest.approx(3825)
+    assert float(by["calm:10990"]["pin_misses_s"]) == pytest.approx(12)
     assert float(by["calm:10990"]["tape_mib_s"]) == pytest.approx(378.0)
     r = run(fleet_store, tmp_path, "census.md")
     text = (tmp_path / "census.md").read_text()
-    assert "By state: mandatory at risk 1, falling back to 4 KB 1, 16 MB pages 1, 4 KB pages 2" in text
-    assert "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 139.0 |" in text
+    assert "By state: down after ANR0358E 1, mandatory at risk 1, falling back to 4 KB 1, 16 MB pages 1, 4 KB pages 2" in text
+    assert "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s |" in text
+    assert "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 3,825 | 139.0 |" in text
 
 
 def test_census_needs_the_rules_and_says_so(fleet_store, tmp_path):

@@ -30,7 +30,7 @@ def test_promtool_check_and_test_rules():
     promtool = need("promtool")
     check = subprocess.run([promtool, "check", "rules", str(ALERTS / "aix-rules.yml")], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "SUCCESS: 40 rules found" in check.stdout
+    assert "SUCCESS: 41 rules found" in check.stdout
     test = subprocess.run([promtool, "test", "rules", "aix-rules.test.yml", "thresholds.test.yml", "demo-rules.test.yml"],
                           cwd=ALERTS / "tests", capture_output=True, text=True)
     assert test.returncode == 0, test.stdout + test.stderr

@@ -2,10 +2,12 @@
 contention signature, from the recording rules, as the fleet-census dashboard shows it
 (dashboards/src/aix-fleet-census.jsonnet reads the same columns; a test keeps them equal).
 
-State (aix:census_regime:code, its last value in the hour before the end of the window): 3 mandatory large pages at risk
+State (aix:census_regime:code, its last value in the hour before the end of the window): 4 down after ANR0358E
+(no monitored process runs and the server logged ANR0358E within censusFailedWindow), 3 mandatory large pages at risk
 (LARGE_PAGE_DATA=M and fewer free 16 MB pages than one heap segment), 2 falling back to 4 KB
 pages (=Y and no free 16 MB page), 1 on 16 MB pages, 0 on 4 KB pages. Contention: system per
-user CPU and the pin_seg_range miss ratio averaged over the window; tape MiB/s likewise.
+user CPU, the pin_seg_range miss ratio and its lock misses per second averaged over the window;
+tape MiB/s likewise.
 Worst first: state, then system per user CPU, then the miss ratio.
 """
 from __future__ import annotations
@@ -18,13 +20,14 @@ from typing import Optional
 from ..monitoring import SELECTOR
 from .compare import Prometheus
 
-STATES = {3: "mandatory at risk", 2: "falling back to 4 KB", 1: "16 MB pages", 0: "4 KB pages"}
+STATES = {4: "down after ANR0358E", 3: "mandatory at risk", 2: "falling back to 4 KB", 1: "16 MB pages", 0: "4 KB pages"}
 
 # column -> expression; SEL: the selector, RANGE: the window (the dashboard's $__range)
 COLUMNS = {
     "state": "max by (instance, job) (last_over_time(aix:census_regime:code{SEL}[1h]))",
     "sys_per_user": "avg by (instance, job) (avg_over_time(aix:cpu_sys_per_user:ratio{SEL}[RANGE]))",
     "pin_miss": "avg by (instance, job) (avg_over_time(aix:pin_lock_miss:ratio{SEL}[RANGE]))",
+    "pin_misses_s": "avg by (instance, job) (avg_over_time(aix:pin_lock_misses:rate{SEL}[RANGE]))",
     "tape_mib_s": "sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{SEL}[RANGE])) / 1048576",
 }
 
@@ -40,6 +43,7 @@ class Lpar:
     state: Optional[float] = None
     sys_per_user: Optional[float] = None
     pin_miss: Optional[float] = None
+    pin_misses_s: Optional[float] = None
     tape_mib_s: Optional[float] = None
 
     @property
@@ -73,19 +77,20 @@ def markdown(rows: list, when: str, window: str) -> str:
     lines = [f"# Fleet census: {len(rows)} LPARs", "",
              f"State at {when}; contention and tape averaged over the {window} before it. Worst first.", "",
              "By state: " + ", ".join(f"{text} {n}" for text, n in counts.items()), "",
-             "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | tape MiB/s |",
-             "|---|---|---|---:|---:|---:|"]
+             "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s |",
+             "|---|---|---|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r.instance} | {r.job} | {r.state_text} | {fmt(r.sys_per_user, 2)} | "
-                     f"{fmt(r.pin_miss, 4)} | {fmt(r.tape_mib_s, 1)} |")
+                     f"{fmt(r.pin_miss, 4)} | {fmt(r.pin_misses_s, 0)} | {fmt(r.tape_mib_s, 1)} |")
     return "\n".join(lines) + "\n"
 
 
 def csv_text(rows: list) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["instance", "job", "state", "state_code", "sys_per_user", "pin_miss", "tape_mib_s"])
+    w.writerow(["instance", "job", "state", "state_code", "sys_per_user", "pin_miss", "pin_misses_s", "tape_mib_s"])
     for r in rows:
         w.writerow([r.instance, r.job, r.state_text] + ["" if v is None else v for v in
-                                                         (r.state, r.sys_per_user, r.pin_miss, r.tape_mib_s)])
+                                                         (r.state, r.sys_per_user, r.pin_miss, r.pin_misses_s,
+                                                          r.tape_mib_s)])
     return buf.getvalue()
