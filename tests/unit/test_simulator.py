@@ -148,7 +148,7 @@ def test_bad_specs(spec, message):
 
 
 def test_every_scenario_is_listed():
-    assert set(SCENARIOS) == {"case-study", "exhaustion", "fallback", "steady"}
+    assert set(SCENARIOS) == {"case-study", "exhaustion", "fallback", "steady", "tight-memory"}
     assert parse_spec("steady")["speed"] == 1.0
 
 

@@ -36,12 +36,22 @@ def process_pages(s: State) -> dict:
     }
 
 
+def mem_frames(s: State) -> int:
+    """The LPAR's real memory in 4 KB frames (the scenario's; 64 GiB without a model)."""
+    return s.model.sc.memory_gib * (1 << 30) // FRAME if s.model else MEM_FRAMES
+
+
 def system_pages(s: State) -> dict:
     proc = process_pages(s)
-    base_s = {"inuse": 4100000, "pin": 1320000, "pgsp": 81920, "virtual": 1540000}
+    other = int(s.model.sc.other_work_gib * (1 << 30)) // FRAME if s.model else 0
+    base_s = {"inuse": 4100000 + other, "pin": 1320000, "pgsp": 81920, "virtual": 1540000 + other}
     base_m = {"inuse": 222000, "pin": 51000, "pgsp": 0, "virtual": 222000}
     sp = {k: base_s[k] + proc.get("s", {}).get(k, 0) for k in base_s}
     mp = {k: base_m[k] + proc.get("m", {}).get(k, 0) for k in base_m}
+    # file pages give way where memory is short: keep 2 % of it free, never below the computational
+    over = sp["inuse"] + 16 * mp["inuse"] + s.lgpg_regions * FRAMES_PER_LARGE - mem_frames(s) * 98 // 100
+    if over > 0:
+        sp["inuse"] = max(sp["virtual"], sp["inuse"] - over)
     out = {"s": sp, "m": mp}
     if s.lgpg_regions:
         lin = s.pool_inuse
@@ -55,7 +65,8 @@ def memory_frames(s: State) -> dict:
     inuse = pages["s"]["inuse"] + 16 * pages["m"]["inuse"] + pool_frames
     pin = pages["s"]["pin"] + 16 * pages["m"]["pin"] + pool_frames
     virtual = pages["s"]["virtual"] + 16 * pages["m"]["virtual"] + (s.pool_inuse * FRAMES_PER_LARGE if s.lgpg_regions else 0)
-    return {"size": MEM_FRAMES, "inuse": inuse, "free": MEM_FRAMES - inuse, "pin": pin, "virtual": virtual}
+    size = mem_frames(s)
+    return {"size": size, "inuse": inuse, "free": size - inuse, "pin": pin, "virtual": virtual}
 
 
 # -- commands ---------------------------------------------------------------
@@ -74,7 +85,7 @@ def vmstat(model: Model, s: State, interval: int = 5) -> str:
                     f"{0:5d} {0:5d} {0:5d} {0:5d} {0:6d} {0:5d} {int(2200 + io * 9):5d} {int(24000 + io * 7):6d} "
                     f"{int(30000 + io * 3):5d} {us:2d} {sy:2d} {idle:2d} {wa:2d} {pc:5.2f} {ec:5.1f} "
                     f"{st.pool_inuse:6d} {st.pool_free:6d}")
-    return ("\nSystem configuration: lcpu=%d mem=%dMB ent=%.2f\n\n" % (LCPU, MEM_FRAMES * FRAME // (1 << 20), ENT) +
+    return ("\nSystem configuration: lcpu=%d mem=%dMB ent=%.2f\n\n" % (LCPU, mem_frames(s) * FRAME // (1 << 20), ENT) +
             " kthr          memory                         page                       faults           cpu                 large-page\n"
             "------- --------------------- ------------------------------------ ------------------ ----------------------- -------------\n"
             "  r   b        avm        fre    re    pi    po    fr     sr    cy    in     sy    cs us sy id wa    pc    ec    alp    flp\n"
@@ -193,17 +204,18 @@ def vmo(s: State) -> str:
 def vmstat_v(s: State) -> str:
     mem = memory_frames(s)
     k = int(s.t // 60)
-    rows = [(MEM_FRAMES, "memory pages"), (MEM_FRAMES - s.lgpg_regions * FRAMES_PER_LARGE - 582432, "lruable pages"),
+    size = mem_frames(s)
+    rows = [(size, "memory pages"), (size - s.lgpg_regions * FRAMES_PER_LARGE - 582432, "lruable pages"),
             (mem["free"], "free pages"), (4, "memory pools"), (mem["pin"], "pinned pages"),
             (80.0, "maxpin percentage"), (3.0, "minperm percentage"), (90.0, "maxperm percentage"),
-            (round(mem["inuse"] / MEM_FRAMES * 30, 1), "numperm percentage"), (2529152, "file pages"),
+            (round(mem["inuse"] / size * 30, 1), "numperm percentage"), (2529152, "file pages"),
             (0.0, "compressed percentage"), (0, "compressed pages"),
-            (round(mem["inuse"] / MEM_FRAMES * 30, 1), "numclient percentage"), (90.0, "maxclient percentage"),
+            (round(mem["inuse"] / size * 30, 1), "numclient percentage"), (90.0, "maxclient percentage"),
             (2529152, "client pages"), (0, "remote pageouts scheduled"),
             (27 + k // 20, "pending disk I/Os blocked with no pbuf"), (0, "paging space I/Os blocked with no psbuf"),
             (2228, "filesystem I/Os blocked with no fsbuf"), (0, "client filesystem I/Os blocked with no fsbuf"),
             (4130 + k // 3, "external pager filesystem I/Os blocked with no fsbuf"),
-            (round(mem["virtual"] / MEM_FRAMES * 100, 1), "percentage of memory used for computational pages")]
+            (round(mem["virtual"] / size * 100, 1), "percentage of memory used for computational pages")]
     return "".join(f"{v:>21} {label}\n" if isinstance(v, int) else f"{v:>21.1f} {label}\n" for v, label in rows)
 
 

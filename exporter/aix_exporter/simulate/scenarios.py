@@ -43,6 +43,8 @@ class Scenario:
     drives: int = 8
     heap_segments: int = 8
     exhaust_fatal: bool = False    # mode M: running out of large pages kills the server
+    memory_gib: int = 64           # the LPAR's real memory
+    other_work_gib: float = 0.0    # computational memory of other work on the LPAR (4 KB pages)
 
 
 def case_study() -> Scenario:
@@ -92,7 +94,17 @@ def steady() -> Scenario:
         phases=[Phase(0, "16M", lgpg_regions=160, ldr_cntrl=LDR_TUNED + "Y", heap_l_target=102, pid=2753002)])
 
 
-SCENARIOS = {s().name: s for s in (case_study, exhaustion, fallback, steady)}
+def tight_memory() -> Scenario:
+    return Scenario(
+        name="tight-memory",
+        description="The case study's contended 4 KB regime on a 32 GiB LPAR whose memory is mostly "
+                    "computational (another 8 GiB workload beside the server): the 16 MB pool the sizing "
+                    "rule asks for would leave too little for everything else.",
+        duration=8 * HOUR, memory_gib=32, other_work_gib=8.0,
+        phases=[Phase(0, "4K", lgpg_regions=0, pid=2687182)])
+
+
+SCENARIOS = {s().name: s for s in (case_study, exhaustion, fallback, steady, tight_memory)}
 
 
 def get(name: str) -> Scenario:
