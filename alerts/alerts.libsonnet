@@ -22,6 +22,16 @@
   local freePages = '((sum without (psize) (aix_memory_page_pool_size_bytes{%s,psize="16M"}) - sum without (psize) (aix_memory_page_inuse_bytes{%s,psize="16M"})) / %d)' % [S, S, L],
   local failed = '(max by (instance, job) (aix_process_monitored{%s}) == 0) and on (instance, job) (max by (instance, job) (increase(aix_tsm_messages_total{%s,msgid="ANR0358E"}[%s])) > 0)' % [S, S, c.censusFailedWindow],
   local census = 'max by (instance, job) ((%s) * 0 + 4 or ((%s < %d) and on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode="M"})) * 0 + 3 or ((%s < 1) and on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode="Y"})) * 0 + 2 or (%s))' % [failed, freePages, c.mandatoryMinHeadroomPages, S, freePages, S, regime],
+  // the restart pre-flight, for an LPAR whose monitored process asks for large pages: what it would
+  // get from the 16 MB pool if restarted now. It comes back asking for the pages it holds now plus
+  // one heap segment of growth (mandatoryMinHeadroomPages), and the pages other processes hold
+  // stay held, so it is judged on the pool's free pages. 2: it comes up on 16 MB pages; 1: with
+  // LARGE_PAGE_DATA=Y it comes up partly on 4 KB pages (the pin-lock contention returns); 0: with
+  // =M it does not come up (ENOMEM, ANR0358E). The worst of the LPAR's processes.
+  local asking(mode) = 'on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode=~"%s"})' % [S, mode],
+  // (`or` keeps the first of equal label sets: the worst outcome comes first)
+  local preflight = 'min by (instance, job) (((%(f)s < %(h)d) and %(M)s) * 0 or ((%(f)s < %(h)d) and %(Y)s) * 0 + 1 or ((%(f)s >= %(h)d) and %(yM)s) * 0 + 2)' % {
+    f: freePages, h: c.mandatoryMinHeadroomPages, yM: asking('Y|M'), Y: asking('Y'), M: asking('M') },
   local regimeLabel = 'label_replace((%s) == 1, "regime", "16M", "", "") or label_replace(((%s) == 0) + 1, "regime", "4K", "", "")' % [regime, regime],
   local perRegime(record, figure) = { record: record, expr: '(%s) * on (instance, job) group_left (regime) (%s)' % [figure, regimeLabel] },
   // the before/after figures of each minute, labelled with the minute's regime: the records of
@@ -64,6 +74,7 @@
           // (a count splat prints exactly) times its miss share, divided by the window's length
           { record: 'aix:pin_lock_misses:rate', expr: 'max by (instance, job) (aix_splat_function_acquisitions{%s,function=~"\\\\.?pin_seg_range"} * on (instance, job, function) aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"} / on (instance, job) group_left () (aix_splat_window_seconds{%s} > 0))' % [S, S, S] },
           { record: 'aix:census_regime:code', expr: census },
+          { record: 'aix:restart_preflight:code', expr: preflight },
         ],
       },
       {
@@ -107,6 +118,10 @@
                 c.fallbackFor,
                 '{{ $labels.command }} ({{ $labels.pid }}) on {{ $labels.instance }} silently falls back to 4 KB pages',
                 '{{ $labels.command }} asks for large pages but the 16 MB pool is exhausted: its 4 KB memory grew by {{ $value | humanize1024 }}B in %s while its 16 MB use stayed flat. Pin-lock contention returns with 4 KB buffers. Add large pages (vmo lgpg_regions).' % c.fallbackWindow),
+          alert('AixRestartWouldFail', 'critical',
+                '%s == 0' % R('aix:restart_preflight:code'), c.preflightFor,
+                'A restart of the server on {{ $labels.instance }} would fail: too few free 16 MB pages for LARGE_PAGE_DATA=M',
+                'The restart pre-flight (aix:restart_preflight:code, {{ $value }}) on {{ $labels.instance }}: a process with mandatory large pages (LARGE_PAGE_DATA=M) would come back asking for what it holds now plus one heap segment (%d pages), and fewer pages than that are free. If it restarts now, malloc returns ENOMEM and the server stops with ANR0358E. Raise lgpg_regions (aix-exporter plan gives the size) or start it with LARGE_PAGE_DATA=Y.' % c.mandatoryMinHeadroomPages),
           alert('AixLargePagesConfiguredButUnused', 'warning',
                 'aix_process_large_page_info{%s,mode="N"} * on (instance, job) group_left () (%s > 0)' % [S, R('aix:large_pages_configured:count')],
                 c.unusedFor,

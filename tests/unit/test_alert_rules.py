@@ -30,7 +30,7 @@ def test_promtool_check_and_test_rules():
     promtool = need("promtool")
     check = subprocess.run([promtool, "check", "rules", str(ALERTS / "aix-rules.yml")], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "SUCCESS: 41 rules found" in check.stdout
+    assert "SUCCESS: 43 rules found" in check.stdout
     test = subprocess.run([promtool, "test", "rules", "aix-rules.test.yml", "thresholds.test.yml", "demo-rules.test.yml"],
                           cwd=ALERTS / "tests", capture_output=True, text=True)
     assert test.returncode == 0, test.stdout + test.stderr
@@ -44,7 +44,7 @@ def test_every_alert_has_runbook_annotations_and_a_firing_and_quiet_test():
         for a in t.get("alert_rule_test", []):
             tested.setdefault(a["alertname"], set()).add(bool(a["exp_alerts"]))
     alerts = [r for g in rules()["groups"] for r in g["rules"] if "alert" in r]
-    assert len(alerts) == 17
+    assert len(alerts) == 18
     for r in alerts:
         name = r["alert"]
         assert r["labels"]["severity"] in ("critical", "warning", "info")
@@ -94,8 +94,9 @@ def test_threshold_tests_are_current_and_pin_every_numeric_setting():
     numeric = [name for name, s in config.items() if isinstance(s["value"], (int, float)) and s.get("scope") != "report"]
     assert len(numeric) == 16
     # the report's own settings are pinned by the report's tests (tests/e2e/test_report_plausibility.py)
-    assert [n for n, s in config.items() if s.get("scope") == "report"] == ["tapeDriveMaxBytesPerSecond",
-                                                                          "reportMinUsableRatio"]
+    # and the plan's by tests/unit/test_plan.py
+    assert [n for n, s in config.items() if s.get("scope") == "report"] == [
+        "planMinFreeMemoryRatio", "planWindow", "tapeDriveMaxBytesPerSecond", "reportMinUsableRatio"]
     for name in numeric:
         assert f"# {name}" in source or f", {name}" in source, f"{name} has no threshold case"
     by_alert = {}
