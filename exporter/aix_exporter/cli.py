@@ -57,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
                "FILE...\n"
                "                        nmon recordings as Prometheus history on the exporter's metric names\n"
                "  aix-exporter report --prometheus URL --instance INST (--auto | --before A..B --after C..D) --out F\n"
-               "                        a before/after report (HTML, Markdown or CSV) of one LPAR\n\n"
+               "                        a before/after report (HTML, Markdown or CSV) of one LPAR\n"
+               "  aix-exporter plan --prometheus URL --instance INST [--at TIME] --out PLAN.md\n"
+               "                        the 16 MB large-page change of one LPAR: evidence, sizing, memory check,\n"
+               "                        restart pre-flight, commands, rollback, verification\n\n"
                "Every collector has --collector.NAME and --no-collector.NAME (listed above).")
     p.add_argument("--web.listen-address", dest="listen", default=DEFAULT_ADDRESS,
                    help=f"address to listen on (default {DEFAULT_ADDRESS})")
@@ -130,6 +133,9 @@ def main(argv=None) -> int:
     if argv and argv[0] == "report":
         from .report.cli import main as report_main
         return report_main(argv[1:])
+    if argv and argv[0] == "plan":
+        from .report.cli import plan_main
+        return plan_main(argv[1:])
     if argv and argv[0] == "import":
         from .tools.importing import main as import_main
         return import_main(argv[1:])

@@ -28,6 +28,13 @@ class Prom:
         assert body["status"] == "success", body
         return body["data"]["result"]
 
+    def query_range(self, expr, start, end, step):
+        q = {"query": expr, "start": f"{start:.0f}", "end": f"{end:.0f}", "step": str(step)}
+        with urllib.request.urlopen(f"{self.url}/api/v1/query_range?{urllib.parse.urlencode(q)}", timeout=60) as r:
+            body = json.load(r)
+        assert body["status"] == "success", body
+        return body["data"]["result"]
+
     def scalar(self, expr, at=None):
         res = self.query(expr, at)
         assert len(res) == 1, (expr, res)

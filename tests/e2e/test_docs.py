@@ -61,6 +61,8 @@ def placeholders(ctx):
         "--prometheus URL": f"--prometheus {prom.url}" if prom else None,
         # a site's LPAR and its change windows: the case study's, 5.5 h and 1.5 h before its end
         "--instance tsm01:10990": "--instance tsmsrv01:10990",
+        # an hour of the case study's 4 KB regime: 5 h before its end
+        "--at 2026-11-02T18:00": f"--at {prom.end - 5 * 3600:.0f}" if prom else None,
         "2026-11-02T08:00..2026-11-02T20:00": ctx.get("before"),
         "2026-11-09T08:00..2026-11-09T20:00": ctx.get("after"),
         # the exporter's port: a free one
@@ -76,6 +78,8 @@ def placeholders(ctx):
 EXPECT = {
     "--auto --out report.html": re.compile(r"Tape throughput went from [\d.,]+ to [\d.,]+ MiB/s \(2\.7\dx\)"),
     "--auto --out nmon-report.html": re.compile(r"System CPU per user CPU went from 5\.00 to 0\.43"),
+    "--out plan.md": re.compile(r"recommended: lgpg_regions=160 \(16 MB pages\) and LARGE_PAGE_DATA=Y for dsmserv"),
+    "--auto --out after-the-change.html": re.compile(r"Tape throughput went from [\d.,]+ to [\d.,]+ MiB/s \(2\.7\dx\)"),
 }
 
 

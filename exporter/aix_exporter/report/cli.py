@@ -30,7 +30,7 @@ import os
 import sys
 import time
 
-from ..monitoring import SELECTOR
+from ..monitoring import CONFIG, SELECTOR
 from .compare import Prometheus, ReportError, compare, find_regimes, parse_time, parse_window, zone
 
 
@@ -181,3 +181,76 @@ def main(argv) -> int:
     print(f"wrote {args.out}: {cmp.instance}, before {cmp.window(cmp.before)}, after {cmp.window(cmp.after)}")
     print(cmp.verdict())
     return 0
+
+
+PLAN_USAGE = """aix-exporter plan: the 16 MB large-page tuning of one LPAR as a reviewable change.
+
+    aix-exporter plan (--prometheus URL | --tsdb DIR) --instance INST [--at TIME] [--window 1h]
+                      [--server-user NAME] [--start-script PATH] [--selector MATCHERS] [--tz ZONE]
+                      [--format markdown|html] --out FILE
+
+Reads what the exporter recorded up to --at (default now; with --tsdb, the last sample): the
+evidence (tape MiB/s, system/user CPU, the pin_seg_range miss ratio and misses/s, averaged over
+--window), the sizing rule's pages from the heap segments, a memory-safety check (real memory,
+the computational working set, paging space: a pool that leaves less than
+planMinFreeMemoryRatio of memory is refused), a restart pre-flight for LARGE_PAGE_DATA=Y and =M,
+the commands as an admin types them, their rollback, and the report command that verifies the
+change. Exit 0 when the change is recommended, 2 when it is not (the reason is in the document
+and on stdout), 1 on an error. Times as for `aix-exporter report`.
+"""
+
+
+def plan_main(argv) -> int:
+    from . import plan
+    from .compare import stamp
+    p = argparse.ArgumentParser(prog="aix-exporter plan", description=PLAN_USAGE,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--prometheus", help="Prometheus base URL, e.g. http://127.0.0.1:9090")
+    src.add_argument("--tsdb", help="a directory of Prometheus blocks, served by a temporary Prometheus")
+    p.add_argument("--instance", required=True, help="the LPAR's instance label, e.g. tsmsrv01:10990")
+    p.add_argument("--at", default=None, help="the instant to plan at, a date-time or Unix time (default now; "
+                                              "with --tsdb, the last sample)")
+    p.add_argument("--window", type=_duration, default=_duration(CONFIG["planWindow"]),
+                   help=f"the evidence is averaged over this window before --at (default {CONFIG['planWindow']})")
+    p.add_argument("--server-user", help="the user the server runs as (default: the commands find it with ps)")
+    p.add_argument("--start-script", help="the server's start script, named in the commands")
+    p.add_argument("--selector", default=SELECTOR, help=f"label matchers of the AIX series (default: {SELECTOR})")
+    p.add_argument("--tz", default=None, help="time zone of the times typed and shown (default: local)")
+    p.add_argument("--format", choices=["html", "markdown"], default=None,
+                   help="default: from the --out file's extension (.md Markdown, else HTML)")
+    p.add_argument("--out", required=True)
+    args = p.parse_args(argv)
+    if args.format is None:
+        args.format = "markdown" if os.path.splitext(args.out)[1].lower() in (".md", ".markdown") else "html"
+    try:
+        args.zone = zone(args.tz)
+    except ReportError as e:
+        p.error(str(e))
+    try:
+        with _source(args) as (prom, _, last):
+            at = parse_time(args.at, args.zone) if args.at else (last if last is not None else time.time())
+            facts = plan.gather(prom, args.instance, at, int(args.window), args.selector)
+    except (ReportError, RuntimeError) as e:
+        print(f"aix-exporter plan: {e}", file=sys.stderr)
+        return 1
+    if not facts.processes and facts.memory_bytes is None and facts.sys_per_user is None:
+        print(f"aix-exporter plan: no series of instance {args.instance!r} ({args.selector}) at {stamp(at, args.zone)}",
+              file=sys.stderr)
+        return 1
+    decided = plan.judge(facts)
+    where = f"--prometheus {args.prometheus}" if args.prometheus else f"--tsdb {args.tsdb}"
+    bl = plan.blocks(decided, stamp(at, args.zone),
+                     args.prometheus or f"{args.tsdb} (blocks)", where, args.server_user, args.start_script)
+    if args.format == "html":
+        try:
+            text = plan.html(bl, f"Large-page change plan: {args.instance}")
+        except ImportError as e:
+            print(f"aix-exporter plan: HTML needs the report extra (Jinja2); or --out plan.md ({e})", file=sys.stderr)
+            return 1
+    else:
+        text = plan.markdown(bl)
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    print(f"wrote {args.out}: {args.instance}: {decided.verdict}")
+    return 0 if decided.recommended else 2

@@ -1,0 +1,409 @@
+"""The 16 MB large-page tuning of one LPAR as a reviewable change (aix-exporter plan).
+
+From what the exporter recorded, at one instant: the evidence (is the server lock-bound, by the
+case study's figures), the sizing (the project's rule: heap segments x 16 + 32 pages, with its
+inputs), a memory-safety check (can the LPAR pin that much), a restart pre-flight (would the
+server come up with LARGE_PAGE_DATA=Y or =M), the exact commands, their rollback, and the report
+that verifies the change afterwards. Pure: ``gather`` reads a Prometheus, ``judge`` decides,
+``blocks`` lays the document out, ``markdown`` and ``html`` write it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..figures import FIGURES
+from ..monitoring import CONFIG, SELECTOR
+from .compare import Prometheus, selector
+
+MIB = 1 << 20
+GIB = 1 << 30
+LARGE = 16 * MIB                      # one 16 MB page
+LGPG_SIZE = 16777216                  # vmo lgpg_size for 16 MB pages
+KERNEL_PAGES = 16                     # the kernel segment's 16 MB pages (svmon -P 'lgpg vsid=0')
+LDR_CNTRL = "TEXTPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K@LARGE_PAGE_DATA=Y"   # the case study's line
+CAPABILITIES = "CAP_BYPASS_RAC_VMM,CAP_PROPAGATE"
+NOW = "5m"                            # the state "now": the last sample of the 5 minutes before --at
+
+# pin_seg_range's lock misses per second over splat's traced window: the expression of the
+# recording rule aix:pin_lock_misses:rate (alerts/alerts.libsonnet; a unit test keeps the two
+# equal), read from the raw series so that a plan works on history without the rules
+PIN_MISSES = ('max by (instance, job) (aix_splat_function_acquisitions{SEL,function=~"\\\\.?pin_seg_range"} * on (instance, job, '
+              'function) aix_splat_function_miss_ratio{SEL,function=~"\\\\.?pin_seg_range"} / on (instance, job) '
+              'group_left () (aix_splat_window_seconds{SEL} > 0))')
+
+# the case study's figures (seed 000) beside the LPAR's: 4 KB pages, then 16 MB pages
+CASE_STUDY = {"tape": ("139", "378"), "sys_per_user": ("4.99", "1.04"), "pin_miss": ("25 %", "0.5 %")}
+
+
+@dataclass
+class Process:
+    command: str
+    pid: str
+    mode: str                      # svmon -P 16MB column: N, Y, M
+    heap_segments: float = 0.0
+    large_page_data: str = ""      # LDR_CNTRL's LARGE_PAGE_DATA in its environment ('' unset)
+    inuse_16m_bytes: float = 0.0
+
+
+@dataclass
+class Facts:
+    instance: str
+    at: float
+    window: int                    # seconds the evidence is averaged over
+    tape_mib_s: Optional[float] = None
+    user_pct: Optional[float] = None
+    sys_pct: Optional[float] = None
+    sys_per_user: Optional[float] = None
+    pin_miss: Optional[float] = None
+    pin_misses_s: Optional[float] = None
+    processes: list = field(default_factory=list)
+    heap_segments: Optional[float] = None     # all monitored processes (the sizing rule's input)
+    lgpg_regions: Optional[float] = None
+    lgpg_regions_boot: Optional[float] = None
+    lgpg_size: Optional[float] = None
+    memory_bytes: Optional[float] = None
+    virtual_bytes: Optional[float] = None     # computational (svmon -G virtual), its peak in the window
+    pool_bytes: float = 0.0
+    pool_inuse_bytes: float = 0.0
+    paging_used_bytes: Optional[float] = None
+    paging_size_bytes: Optional[float] = None
+
+    @property
+    def server(self) -> Optional[Process]:
+        """The monitored process the change is for: the one with the most heap segments."""
+        return max(self.processes, key=lambda p: (p.heap_segments, p.command == "dsmserv"), default=None)
+
+
+def gather(prom: Prometheus, instance: str, at: float, window: int, base: str = SELECTOR) -> Facts:
+    sel = selector(instance, base)
+    at_mod, length = f" @ {at:.0f}", f"{window}s"
+    f = Facts(instance, at, window)
+    fig = {x.key: x for x in FIGURES}
+
+    def figure(key):
+        return prom.scalar(fig[key].window(sel, length, at_mod), at)
+
+    def now(expr, agg="max"):
+        return prom.scalar(f"{agg}(last_over_time({expr}[{NOW}]{at_mod}))", at)
+
+    f.tape_mib_s, f.user_pct, f.sys_pct = figure("tape"), figure("user"), figure("sys")
+    f.sys_per_user, f.pin_miss = figure("sys_per_user"), figure("pin_miss")
+    f.pin_misses_s = prom.scalar(f"max(avg_over_time(({PIN_MISSES.replace('SEL', sel)})[{length}:1m]{at_mod}))", at)
+    procs = {}
+    for r in prom.instant(f"last_over_time(aix_process_large_page_info{{{sel}}}[{NOW}]{at_mod})", at):
+        m = r["metric"]
+        procs[m.get("pid", "")] = Process(m.get("command", "?"), m.get("pid", "?"), m.get("mode", "unknown"))
+    for r in prom.instant(f"last_over_time(aix_process_heap_segments{{{sel}}}[{NOW}]{at_mod})", at):
+        if r["metric"].get("pid") in procs:
+            procs[r["metric"]["pid"]].heap_segments = r["value"]
+    for r in prom.instant(f"last_over_time(aix_process_ldr_cntrl_info{{{sel}}}[{NOW}]{at_mod})", at):
+        if r["metric"].get("pid") in procs:
+            procs[r["metric"]["pid"]].large_page_data = r["metric"].get("large_page_data", "")
+    for r in prom.instant(f'last_over_time(aix_process_inuse_bytes{{{sel},psize="16M"}}[{NOW}]{at_mod})', at):
+        if r["metric"].get("pid") in procs:
+            procs[r["metric"]["pid"]].inuse_16m_bytes = r["value"]
+    f.processes = sorted(procs.values(), key=lambda p: (p.command, p.pid))
+    f.heap_segments = now(f"aix_process_heap_segments{{{sel}}}", "sum")
+    f.lgpg_regions = now(f'aix_vmo_tunable{{{sel},tunable="lgpg_regions",setting="current"}}')
+    f.lgpg_regions_boot = now(f'aix_vmo_tunable{{{sel},tunable="lgpg_regions",setting="boot"}}')
+    f.lgpg_size = now(f'aix_vmo_tunable{{{sel},tunable="lgpg_size",setting="current"}}')
+    f.memory_bytes = now(f"aix_memory_size_bytes{{{sel}}}")
+    f.virtual_bytes = prom.scalar(f"max(max_over_time(aix_memory_virtual_bytes{{{sel}}}[{length}]{at_mod}))", at)
+    f.pool_bytes = now(f'aix_memory_page_pool_size_bytes{{{sel},psize="16M"}}', "sum") or 0.0
+    f.pool_inuse_bytes = now(f'aix_memory_page_inuse_bytes{{{sel},psize="16M"}}', "sum") or 0.0
+    f.paging_used_bytes = now(f"aix_paging_space_inuse_bytes{{{sel}}}")
+    f.paging_size_bytes = now(f"aix_paging_space_size_bytes{{{sel}}}")
+    return f
+
+
+@dataclass
+class Plan:
+    facts: Facts
+    contended: Optional[bool] = None          # None: the evidence is missing
+    on_16m: bool = False
+    kind: str = ""                            # switch (4 KB to 16 MB pages), resize (the pool only), none
+    regions: Optional[int] = None             # the sizing rule's pages
+    pool_after: Optional[int] = None          # lgpg_regions after the change
+    left_bytes: Optional[float] = None        # real memory left for 4 KB pages after pinning
+    margin_bytes: Optional[float] = None
+    headroom: Optional[int] = None            # 16 MB pages to spare when the server restarts, after the change
+    headroom_now: Optional[int] = None        # ... with today's pool (on 16 MB pages)
+    preflight: str = ""                       # 'comes up', 'at risk', 'short'
+    reasons: list = field(default_factory=list)   # why it is not recommended
+    missing: list = field(default_factory=list)
+
+    @property
+    def recommended(self) -> bool:
+        return not self.reasons and not self.missing and self.kind in ("switch", "resize")
+
+    @property
+    def verdict(self) -> str:
+        if self.missing:
+            return "cannot plan: " + "; ".join(self.missing)
+        if self.reasons:
+            return "not recommended: " + "; ".join(self.reasons)
+        if self.kind == "none":
+            return ("no change: the server runs on 16 MB pages, the pool meets the sizing rule and a restart "
+                    "would find one heap segment to spare")
+        if self.kind == "resize":
+            return (f"recommended: raise lgpg_regions from {self.facts.lgpg_regions:g} to {self.pool_after} "
+                    "(the server already runs on 16 MB pages)")
+        return (f"recommended: lgpg_regions={self.pool_after} (16 MB pages) and LARGE_PAGE_DATA=Y for "
+                f"{self.facts.server.command if self.facts.server else 'the server'}")
+
+
+def judge(f: Facts) -> Plan:
+    p = Plan(f)
+    c = CONFIG
+    needed = {"the pin_seg_range miss ratio (splat collector)": f.pin_miss,
+              "system and user CPU (vmstat collector)": f.sys_per_user,
+              "the heap segments of a monitored process (process collector: svmon -P)": f.heap_segments,
+              "real memory and its computational part (memory collector: svmon -G)":
+                  None if f.memory_bytes is None or f.virtual_bytes is None else 1}
+    p.missing = [what for what, v in needed.items() if v is None]
+    server = f.server
+    if server is None and "the heap segments of a monitored process (process collector: svmon -P)" not in p.missing:
+        p.missing.append("a monitored server process (process collector: svmon -P)")
+    if p.missing:
+        return p
+    assert f.pin_miss is not None and f.sys_per_user is not None and f.heap_segments is not None
+    assert f.memory_bytes is not None and f.virtual_bytes is not None and server is not None
+    p.contended = f.pin_miss > c["pinMissRatio"] and f.sys_per_user > c["sysPerUserRatio"]
+    p.on_16m = server.mode in ("Y", "M") and server.inuse_16m_bytes > 0
+    p.regions = int(f.heap_segments) * c["pagesPerHeapSegment"] + c["extraLargePages"]
+    h = c["mandatoryMinHeadroomPages"]
+    # restart pre-flight: the server comes back asking for the 16 MB pages it holds now (on 4 KB
+    # pages: every heap segment filled, 16 pages each, and the kernel segment's 16); the pages
+    # other processes hold stay held. On 4 KB pages, the least pool with one heap segment to
+    # spare is the sizing rule itself.
+    held_by_others = max(0.0, f.pool_inuse_bytes - server.inuse_16m_bytes) / LARGE
+    need = server.inuse_16m_bytes / LARGE if p.on_16m else server.heap_segments * c["pagesPerHeapSegment"] + KERNEL_PAGES
+    now = int(f.lgpg_regions or 0)
+    p.pool_after = max(p.regions, now, math.ceil(held_by_others + need + h))
+    p.headroom = math.floor(p.pool_after - held_by_others - need)
+    p.headroom_now = math.floor(now - held_by_others - need) if p.on_16m else None
+    p.preflight = "comes up" if p.headroom >= h else "at risk" if p.headroom >= 0 else "short"
+    p.kind = "switch" if not p.on_16m else "resize" if p.pool_after > now else "none"
+    # memory: the pool after the change is pinned; the computational memory outside today's pool
+    # stays where it is (the heap's 4 KB pages move into the pool only after the restart, and
+    # the check does not count on it)
+    outside = f.virtual_bytes - f.pool_inuse_bytes
+    p.left_bytes = f.memory_bytes - p.pool_after * LARGE - outside
+    p.margin_bytes = c["planMinFreeMemoryRatio"] * f.memory_bytes
+    if not p.on_16m and not p.contended:
+        p.reasons.append(f"the figures do not show the pin-lock contention this change addresses (pin_seg_range "
+                         f"miss ratio {f.pin_miss:.1%}, limit {c['pinMissRatio']:.0%}; system/user CPU "
+                         f"{f.sys_per_user:.2f}, limit {c['sysPerUserRatio']:g})")
+    if p.pool_after * LARGE > (f.pool_bytes or 0) and p.left_bytes < p.margin_bytes:
+        p.reasons.append(f"a pool of {p.pool_after} pages ({p.pool_after * LARGE / GIB:.1f} GiB pinned) would leave "
+                         f"{max(p.left_bytes, 0) / GIB:.1f} GiB of {f.memory_bytes / GIB:.1f} GiB for 4 KB pages and the "
+                         f"file cache, less than the margin of {p.margin_bytes / GIB:.1f} GiB "
+                         f"({c['planMinFreeMemoryRatio']:.0%}, planMinFreeMemoryRatio)")
+    return p
+
+
+# -- the document ----------------------------------------------------------------------------
+def _n(v: Optional[float], fmt: str) -> str:
+    return "n/a" if v is None else format(v, fmt)
+
+
+def _gib(v: Optional[float]) -> str:
+    return "n/a" if v is None else f"{v / GIB:.1f}"
+
+
+def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str], script: Optional[str]) -> list:
+    """The document as blocks: ('h1'|'h2'|'p', text), ('table', header, rows), ('code', text)."""
+    f, c = p.facts, CONFIG
+    srv = f.server
+    out: list = [("h1", f"Large-page change plan: {f.instance}"),
+                 ("p", f"Evaluated at {when}: the figures are averages over the {f.window // 60} minutes before it, "
+                       f"the state is its last sample. Source: {source}."),
+                 ("p", f"**Verdict: {p.verdict}.**")]
+    out.append(("h2", "1. Evidence: is the server lock-bound?"))
+    out.append(("table", ["figure", "this LPAR", "contention when", "case study: 4 KB / 16 MB pages"], [
+        ["Tape throughput, MiB/s", _n(f.tape_mib_s, ".1f"), "(what the change is for)", " / ".join(CASE_STUDY["tape"])],
+        ["System / user CPU", _n(f.sys_per_user, ".2f"), f"above {c['sysPerUserRatio']:g}",
+         " / ".join(CASE_STUDY["sys_per_user"])],
+        ["System CPU, user CPU (%)", f"{_n(f.sys_pct, '.1f')}, {_n(f.user_pct, '.1f')}", "", "15.0, 3.0 / 30.5, 29.3"],
+        ["pin_seg_range lock miss ratio", _n(f.pin_miss, ".1%"), f"above {c['pinMissRatio']:.0%}",
+         " / ".join(CASE_STUDY["pin_miss"])],
+        ["pin_seg_range lock misses/s", _n(f.pin_misses_s, ",.0f"), "", ""]]))
+    if p.contended is None:
+        out.append(("p", "The evidence is incomplete: the plan cannot judge the contention."))
+    elif p.on_16m:
+        out.append(("p", "The server already runs on 16 MB pages. " + (
+            "It still shows the contention: part of its heap is on 4 KB pages (a pool too small for "
+            "LARGE_PAGE_DATA=Y falls back silently). What is left to plan is the pool." if p.contended else
+            "The figures show no pin-lock contention: the change has done its work. What is left to plan is the "
+            "pool's size and the server's next restart.")))
+    elif p.contended:
+        out.append(("p", "These figures show the contention the case study cured: the tape threads pin their "
+                         "buffers 4 KB page by page under the VMM segment lock, and miss it. 16 MB pages pin a "
+                         "256 KB buffer in one lock cycle instead of 64."))
+    else:
+        out.append(("p", "These figures do not show that contention: 16 MB pages are not expected to help "
+                         "here, and pinning memory for them has a cost. The plan stops short of recommending them."))
+    if p.missing:
+        out.append(("p", "Missing: " + "; ".join(p.missing) + ". Enable the collector and plan again."))
+        return out
+
+    assert srv is not None and p.regions is not None and p.pool_after is not None
+    out.append(("h2", "2. Sizing"))
+    lpd = srv.large_page_data or "unset"
+    out.append(("table", ["input", "value"], [
+        ["server process (most heap segments)", f"{srv.command} (PID {srv.pid}), 16 MB pages now: {srv.mode} "
+                                                f"(LARGE_PAGE_DATA {lpd})"],
+        ["heap segments, all monitored processes (svmon -P 'text data BSS heap')", f"{f.heap_segments:g}"],
+        ["the sizing rule (the case study's)", f"{f.heap_segments:g} x {c['pagesPerHeapSegment']} + "
+                                               f"{c['extraLargePages']} = {p.regions} pages"],
+        ["lgpg_regions now (boot value)", f"{_n(f.lgpg_regions, 'g')} ({_n(f.lgpg_regions_boot, 'g')})"],
+        ["lgpg_regions after the change", f"{p.pool_after}: {p.pool_after * LARGE / GIB:.1f} GiB pinned"]]))
+    out.append(("p", f"Each heap segment (256 MB) holds {c['pagesPerHeapSegment']} pages of 16 MB; the "
+                     f"{c['extraLargePages']} extra pages are the kernel segment's 16 and one segment of growth. Large "
+                     "pages are pinned: start here, then bring the pool down to what svmon -G shows in use."))
+    out.append(("h3", "Memory safety"))
+    outside = f.virtual_bytes - f.pool_inuse_bytes if f.virtual_bytes is not None else None
+    pg = (f"{_gib(f.paging_used_bytes)} of {_gib(f.paging_size_bytes)}"
+          + (f" ({f.paging_used_bytes / f.paging_size_bytes:.0%})" if f.paging_used_bytes is not None
+             and f.paging_size_bytes else ""))
+    out.append(("table", ["memory", "GiB"], [
+        ["real memory (svmon -G size)", _gib(f.memory_bytes)],
+        ["computational working set outside the 16 MB pool (svmon -G virtual, its peak in the window)",
+         _gib(outside)],
+        ["16 MB pool after the change (pinned)", f"{p.pool_after * LARGE / GIB:.1f}"],
+        ["left for 4 KB pages and the file cache", _gib(max(p.left_bytes, 0.0)) if p.left_bytes is not None else "n/a"],
+        [f"margin required (planMinFreeMemoryRatio {c['planMinFreeMemoryRatio']:.0%})", _gib(p.margin_bytes)],
+        ["paging space in use", pg]]))
+    assert p.left_bytes is not None and p.margin_bytes is not None and p.headroom is not None
+    if p.left_bytes >= p.margin_bytes:
+        out.append(("p", "The LPAR can afford the pool: what is left covers the margin. The heap's 4 KB pages "
+                         "move into the pool after the restart; the check does not count on that."))
+    else:
+        out.append(("p", "The LPAR cannot afford this pool: pinned 16 MB pages cannot be paged out, so everything "
+                         "else would be pushed into paging. Add memory to the LPAR (DLPAR) or move work off it, "
+                         "then plan again."))
+    out.append(("h2", "3. Restart pre-flight"))
+    h = c["mandatoryMinHeadroomPages"]
+    pre = {"comes up": f"With lgpg_regions={p.pool_after} the server comes up on 16 MB pages with "
+                       f"{p.headroom} pages to spare (at least {h}, one heap segment, are needed): with "
+                       "LARGE_PAGE_DATA=Y and with =M.",
+           "at risk": f"With lgpg_regions={p.pool_after} the server comes up with {p.headroom} pages to spare, "
+                      f"less than one heap segment ({h}): with =Y it falls back to 4 KB pages as its heap grows; "
+                      "with =M it stops with ANR0358E when it does.",
+           "short": f"With lgpg_regions={p.pool_after} the pool is {-p.headroom} pages short of what the server "
+                    "asks for at its start: with =Y it starts partly on 4 KB pages; with =M it does not start "
+                    "(ANR9999D, ANR0358E)."}[p.preflight]
+    asks = (f"the {srv.inuse_16m_bytes / LARGE:g} pages of 16 MB it holds now (svmon -P)" if p.on_16m else
+            f"its heap in 16 MB pages: every heap segment filled ({srv.heap_segments:g} x {c['pagesPerHeapSegment']}) "
+            f"and the kernel segment's {KERNEL_PAGES}")
+    out.append(("p", pre + f" The server comes back asking for {asks}; pages other processes hold stay held."))
+    if p.headroom_now is not None:
+        state = ("comes up" if p.headroom_now >= h else "at risk" if p.headroom_now >= 0 else "short")
+        out.append(("p", f"With today's pool (lgpg_regions={f.lgpg_regions:g}) a restart would find "
+                         f"{p.headroom_now} pages to spare: '{state}'; for {srv.command} with "
+                         f"LARGE_PAGE_DATA={srv.mode} that is "
+                         + ("a failed start (ANR0358E)" if state != "comes up" and srv.mode == "M" else
+                            "a start partly on 4 KB pages" if state != "comes up" else "a clean start")
+                         + ". The recording rule aix:restart_preflight:code gives the same judgement."))
+    out.append(("p", "Use LARGE_PAGE_DATA=Y. =M is justified only where a server that does not start is "
+                     "better than one that silently runs on 4 KB pages, and only with the pre-flight "
+                     f"'comes up' (here: '{p.preflight}') and the alert AixRestartWouldFail routed to someone "
+                     "who acts on it: the recording rule aix:restart_preflight:code makes this judgement every "
+                     "minute."))
+    if not p.recommended:
+        out.append(("h2", "4. Commands"))
+        out.append(("p", "None: the change is not recommended (" + p.verdict + ")."))
+        return out
+    if p.kind == "resize":
+        prev = int(f.lgpg_regions or 0)
+        out.append(("h2", "4. The change (as root)"))
+        out.append(("p", "The server already runs on 16 MB pages: only the pool grows, no restart is needed. "
+                         "`vmo -L lgpg_regions` shows its TYPE: D (dynamic) applies now where the memory is free."))
+        out.append(("code", "\n".join([
+            "vmo -L lgpg_regions -L lgpg_size                     # before: CUR and BOOT",
+            f"vmo -p -o lgpg_regions={p.pool_after} -o lgpg_size={LGPG_SIZE}",
+            "svmon -G | grep 'L   16 MB'                          # the pool: PoolSize " + str(p.pool_after)])))
+        out.append(("h2", "5. Rollback"))
+        out.append(("code", f"vmo -p -o lgpg_regions={prev} -o lgpg_size={LGPG_SIZE}"))
+        out.append(("h2", "6. Verification"))
+        out.append(("p", f"aix:restart_preflight:code for {f.instance} turns 2 (comes up) and "
+                         "AixRestartWouldFail resolves; aix:large_pages_free:count shows the new free pages."))
+        return out
+    who = user or "$u"
+    find_user = [] if user else [f"u=$(ps -o user= -p {srv.pid})        # the user {srv.command} runs as"]
+    start = script or "the server's start script (rc.dsmserv of the instance, or /usr/tivoli/tsm/server/bin/rc.adsmserv)"
+    out.append(("h2", "4. The change (as root)"))
+    out.append(("p", "Step 1, the pool: applies now where the memory is free, and at every boot (-p). "
+                     "`vmo -L lgpg_regions` shows its TYPE: D (dynamic) needs nothing more; B needs "
+                     "`bosboot -a` and a reboot, as in the case study."))
+    out.append(("code", "\n".join([
+        "vmo -L lgpg_regions -L lgpg_size                     # before: CUR and BOOT, note them for the rollback",
+        f"vmo -p -o lgpg_regions={p.pool_after} -o lgpg_size={LGPG_SIZE}",
+        "svmon -G | grep 'L   16 MB'                          # the pool: PoolSize " + str(p.pool_after)])))
+    out.append(("p", "Step 2, the server's user may use large pages (skip when it runs as root). chuser "
+                     "replaces the whole list: keep what lsuser shows (the case study also grants CAP_NUMA_ATTACH)."))
+    cmds = find_user + [f"lsuser -a capabilities {who}                   # before: note it for the rollback",
+                        f"[ \"{who}\" = root ] || chuser capabilities={CAPABILITIES} {who}"]
+    out.append(("code", "\n".join(cmds)))
+    out.append(("p", f"Step 3, in {start}, before {srv.command} starts (not in /etc/environment, not in the "
+                     "user's profile: the case study warns that other programs then break):"))
+    out.append(("code", f"LDR_CNTRL={LDR_CNTRL}\nexport LDR_CNTRL"))
+    out.append(("p", f"Step 4, restart {srv.command} with that script, then check that it uses 16 MB pages "
+                     "(16MB column Y, 'L' heap segments):"))
+    out.append(("code", f"svmon -P $(ps -e -o pid= -o comm= | awk '$2==\"{srv.command}\"{{print $1}}') | head -12"))
+    out.append(("h2", "5. Rollback"))
+    prev = int(f.lgpg_regions or 0)
+    out.append(("code", "\n".join([
+        f"# in {start}: remove the two LDR_CNTRL lines, then restart {srv.command} with it",
+        f"vmo -p -o lgpg_regions={prev}" + (f" -o lgpg_size={int(f.lgpg_size)}" if f.lgpg_size else
+                                            " -o lgpg_size=0"),
+        f"chuser capabilities=<the value lsuser showed before> {who}    # only if step 2 changed it"])))
+    out.append(("p", "Pinned pages return to the system when lgpg_regions goes down; a process still holding "
+                     "16 MB pages keeps them until it stops, so restart the server first."))
+    out.append(("h2", "6. Verification"))
+    out.append(("p", "After the restart, once the server has run on 16 MB pages for a representative period "
+                     "(a night of backups), compare the two regimes:"))
+    out.append(("code", f"aix-exporter report {source_args} --instance {f.instance} --auto --out after-the-change.html"))
+    out.append(("p", "--auto finds the windows from the recording rule aix:regime_16m:bool: before, the last run "
+                     "on 4 KB pages, up to this change; after, the run on 16 MB pages since the restart; 10 "
+                     "minutes are cut from each edge (--margin). It judges tape MiB/s, system/user CPU and the "
+                     "pin_seg_range miss ratio against these figures. AixLargePageSilentFallback and "
+                     "AixRestartWouldFail watch the pool from then on."))
+    return out
+
+
+def markdown(bl: list) -> str:
+    out = []
+    for b in bl:
+        if b[0] == "h1":
+            out += [f"# {b[1]}", ""]
+        elif b[0] == "h2":
+            out += [f"## {b[1]}", ""]
+        elif b[0] == "h3":
+            out += [f"### {b[1]}", ""]
+        elif b[0] == "p":
+            out += [b[1], ""]
+        elif b[0] == "code":
+            out += ["```sh", b[1], "```", ""]
+        elif b[0] == "table":
+            out += ["| " + " | ".join(b[1]) + " |", "|" + "---|" * len(b[1])]
+            out += ["| " + " | ".join(row) + " |" for row in b[2]] + [""]
+    return "\n".join(out)
+
+
+def html(bl: list, title: str) -> str:
+    import re
+
+    import jinja2
+    from markupsafe import Markup, escape
+    env = jinja2.Environment(autoescape=True, loader=jinja2.PackageLoader("aix_exporter.report", "templates"))
+    strong = re.compile(r"\*\*(.+?)\*\*")
+    code = re.compile(r"`([^`]+)`")
+
+    def inline(text):   # the Markdown the blocks use inside a paragraph: **bold** and `code`
+        text = str(escape(text))
+        return Markup(code.sub(r"<code>\1</code>", strong.sub(r"<strong>\1</strong>", text)))
+    env.filters["inline"] = inline
+    return env.get_template("plan.html.j2").render(blocks=bl, title=title)

@@ -1,0 +1,114 @@
+"""aix-exporter plan's judgement (report/plan.py) on facts written by hand: the contention
+limits, the memory margin (planMinFreeMemoryRatio) and the restart pre-flight, each pinned from
+both sides; the sizing rule's pages; what is missing; the Markdown and HTML layout."""
+import pytest
+
+from aix_exporter.report import plan
+from aix_exporter.report.plan import Facts, Process
+
+GIB = 1 << 30
+PAGE = 16 << 20
+
+
+def facts(**kw):
+    """The case study's LPAR on 4 KB pages: contended, 8 heap segments, 64 GiB, no pool."""
+    f = Facts("tsmsrv01:10990", 1_800_000_000.0, 3600, tape_mib_s=139.0, user_pct=3.0, sys_pct=15.0,
+              sys_per_user=5.0, pin_miss=0.25, pin_misses_s=17_862.0,
+              processes=[Process("dsmserv", "2687182", "N", 8.0), Process("dsmsta", "2978016", "N", 0.0)],
+              heap_segments=8.0, lgpg_regions=0.0, lgpg_regions_boot=0.0, lgpg_size=0.0,
+              memory_bytes=64.0 * GIB, virtual_bytes=21.5 * GIB, paging_used_bytes=0.3125 * GIB,
+              paging_size_bytes=16.0 * GIB)
+    for k, v in kw.items():
+        setattr(f, k, v)
+    return f
+
+
+def test_the_case_study_gets_the_sizing_rules_pool():
+    p = plan.judge(facts())
+    assert p.recommended and p.kind == "switch" and p.contended is True
+    assert p.regions == 160 and p.pool_after == 160
+    assert p.headroom == 16 and p.preflight == "comes up"          # 160 - (8 x 16 + 16)
+    assert p.left_bytes == 64 * GIB - 160 * PAGE - 21.5 * GIB       # 40.0 GiB
+    assert p.margin_bytes == pytest.approx(6.4 * GIB)
+    assert p.verdict == "recommended: lgpg_regions=160 (16 MB pages) and LARGE_PAGE_DATA=Y for dsmserv"
+
+
+@pytest.mark.parametrize("pin, spu, contended", [
+    (0.10, 5.0, False), (0.1001, 5.0, True),      # the miss ratio must be above pinMissRatio (0.10)
+    (0.25, 3.0, False), (0.25, 3.01, True),       # system/user above sysPerUserRatio (3)
+])
+def test_contention_limits_from_both_sides(pin, spu, contended):
+    p = plan.judge(facts(pin_miss=pin, sys_per_user=spu))
+    assert p.contended is contended and p.recommended is contended
+    if not contended:
+        assert p.verdict.startswith("not recommended: the figures do not show the pin-lock contention")
+
+
+@pytest.mark.parametrize("outside, safe", [(6.5 * GIB, True), (6.5 * GIB + 1, False)])
+def test_the_memory_margin_from_both_sides(outside, safe):
+    # 10 GiB of memory: the 2.5 GiB pool and `outside` computational leave exactly the 1 GiB margin, or a byte less
+    p = plan.judge(facts(memory_bytes=10.0 * GIB, virtual_bytes=outside))
+    assert p.margin_bytes == pytest.approx(1.0 * GIB)
+    assert p.recommended is safe
+    if not safe:
+        assert p.verdict == ("not recommended: a pool of 160 pages (2.5 GiB pinned) would leave 1.0 GiB of 10.0 GiB "
+                             "for 4 KB pages and the file cache, less than the margin of 1.0 GiB (10%, "
+                             "planMinFreeMemoryRatio)")
+
+
+def on_16m(held, lgpg=160):
+    """dsmserv on mandatory 16 MB pages holding ``held`` pages of a pool of ``lgpg``."""
+    return facts(processes=[Process("dsmserv", "2753002", "M", 8.0, "M", held * PAGE)], lgpg_regions=float(lgpg),
+                 lgpg_regions_boot=float(lgpg), lgpg_size=float(PAGE), pool_bytes=lgpg * PAGE,
+                 pool_inuse_bytes=held * PAGE, virtual_bytes=21.5 * GIB + held * PAGE, sys_per_user=1.0,
+                 pin_miss=0.005)
+
+
+def test_the_restart_preflight_from_both_sides():
+    p = plan.judge(on_16m(144))           # 16 free: one heap segment to spare
+    assert p.headroom_now == 16 and p.kind == "none" and not p.recommended and p.pool_after == 160
+    p = plan.judge(on_16m(145))           # 15 free: a restart with =M would not find its growth
+    assert p.headroom_now == 15 and p.kind == "resize" and p.recommended
+    assert p.pool_after == 161 and p.headroom == 16 and p.preflight == "comes up"
+    assert p.verdict == "recommended: raise lgpg_regions from 160 to 161 (the server already runs on 16 MB pages)"
+    p = plan.judge(on_16m(170, lgpg=160))  # more held than the pool: short by 10
+    assert p.headroom_now == -10 and p.pool_after == 186
+
+
+def test_what_is_missing_is_named():
+    p = plan.judge(facts(pin_miss=None, memory_bytes=None))
+    assert p.verdict == ("cannot plan: the pin_seg_range miss ratio (splat collector); real memory and its "
+                         "computational part (memory collector: svmon -G)")
+    assert not p.recommended
+    assert plan.judge(facts(processes=[])).verdict == "cannot plan: a monitored server process (process collector: svmon -P)"
+
+
+def test_markdown_and_html_layout():
+    bl = [("h1", "T"), ("p", "**Verdict: x** and `vmo -L`"), ("table", ["a", "b"], [["1", "<2>"]]), ("code", "a < b")]
+    assert plan.markdown(bl) == "# T\n\n**Verdict: x** and `vmo -L`\n\n| a | b |\n|---|---|\n| 1 | <2> |\n\n```sh\na < b\n```\n"
+    html = plan.html(bl, "T & U")
+    assert "<title>T &amp; U</title>" in html
+    assert "<p><strong>Verdict: x</strong> and <code>vmo -L</code></p>" in html
+    assert "<td>&lt;2&gt;</td>" in html and "<pre><code>a &lt; b</code></pre>" in html
+
+
+def test_the_commands_name_the_user_and_the_script():
+    p = plan.judge(facts())
+    text = plan.markdown(plan.blocks(p, "2027-01-15 08:00 UTC", "http://prom:9090", "--prometheus http://prom:9090",
+                                     "tsminst1", "/home/tsminst1/rc.dsmserv"))
+    assert "\nlsuser -a capabilities tsminst1" in text
+    assert '\n[ "tsminst1" = root ] || chuser capabilities=CAP_BYPASS_RAC_VMM,CAP_PROPAGATE tsminst1\n' in text
+    assert "u=$(ps" not in text
+    assert "\n# in /home/tsminst1/rc.dsmserv: remove the two LDR_CNTRL lines, then restart dsmserv with it\n" in text
+    assert ("\naix-exporter report --prometheus http://prom:9090 --instance tsmsrv01:10990 --auto "
+            "--out after-the-change.html\n") in text
+    assert "| pin_seg_range lock misses/s | 17,862 |" in text
+
+
+def test_the_plans_pin_misses_are_the_recording_rules():
+    import yaml
+
+    from tests.conftest import ROOT
+    rules = yaml.safe_load((ROOT / "alerts" / "aix-rules.yml").read_text())
+    expr = next(r["expr"] for g in rules["groups"] for r in g["rules"] if r.get("record") == "aix:pin_lock_misses:rate")
+    assert plan.PIN_MISSES.replace("SEL", 'job=~"aix.*"') == expr
