@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                "                        nmon recordings as Prometheus history on the exporter's metric names\n"
                "  aix-exporter report --prometheus URL --instance INST (--auto | --before A..B --after C..D) --out F\n"
                "                        a before/after report (HTML, Markdown or CSV) of one LPAR\n"
-               "  aix-exporter plan --prometheus URL --instance INST [--at TIME] --out PLAN.md\n"
+               "  aix-exporter plan --prometheus URL --instance INST [--at TIME] [--out PLAN.md]\n"
                "                        the 16 MB large-page change of one LPAR: evidence, sizing, memory check,\n"
                "                        restart pre-flight, commands, rollback, verification\n\n"
                "Every collector has --collector.NAME and --no-collector.NAME (listed above).")

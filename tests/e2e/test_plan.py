@@ -135,6 +135,16 @@ def test_fallback_and_a_tuned_server(scenarios, tmp_path):
     assert "None: the change is not recommended" in text
 
 
+def test_without_out_the_plan_goes_to_stdout(scenarios):
+    at = scenarios.start_of["tight-memory"] + 3 * HOUR
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "plan", "--prometheus", scenarios.url,
+                        "--instance", "tight-memory:10990", "--at", str(int(at)), "--tz", "UTC"],
+                       capture_output=True, text=True, env=env(), timeout=60)
+    assert r.returncode == 2
+    assert r.stdout.startswith("# Large-page change plan: tight-memory:10990\n")
+    assert r.stderr.startswith("tight-memory:10990: not recommended: a pool of 160 pages")
+
+
 def test_no_such_instance_is_an_error(scenarios, tmp_path):
     r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "plan", "--prometheus", scenarios.url,
                         "--instance", "nope:10990", "--out", str(tmp_path / "p.md")],

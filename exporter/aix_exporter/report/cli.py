@@ -187,7 +187,7 @@ PLAN_USAGE = """aix-exporter plan: the 16 MB large-page tuning of one LPAR as a 
 
     aix-exporter plan (--prometheus URL | --tsdb DIR) --instance INST [--at TIME] [--window 1h]
                       [--server-user NAME] [--start-script PATH] [--selector MATCHERS] [--tz ZONE]
-                      [--format markdown|html] --out FILE
+                      [--format markdown|html] [--out FILE]
 
 Reads what the exporter recorded up to --at (default now; with --tsdb, the last sample): the
 evidence (tape MiB/s, system/user CPU, the pin_seg_range miss ratio and misses/s, averaged over
@@ -195,8 +195,9 @@ evidence (tape MiB/s, system/user CPU, the pin_seg_range miss ratio and misses/s
 the computational working set, paging space: a pool that leaves less than
 planMinFreeMemoryRatio of memory is refused), a restart pre-flight for LARGE_PAGE_DATA=Y and =M,
 the commands as an admin types them, their rollback, and the report command that verifies the
-change. Exit 0 when the change is recommended, 2 when it is not (the reason is in the document
-and on stdout), 1 on an error. Times as for `aix-exporter report`.
+change. Without --out, Markdown on stdout and the verdict on stderr. Exit 0 when the change is
+recommended, 2 when it is not (the reason is in the document and in the verdict line), 1 on an
+error. Times as for `aix-exporter report`.
 """
 
 
@@ -219,10 +220,11 @@ def plan_main(argv) -> int:
     p.add_argument("--tz", default=None, help="time zone of the times typed and shown (default: local)")
     p.add_argument("--format", choices=["html", "markdown"], default=None,
                    help="default: from the --out file's extension (.md Markdown, else HTML)")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", help="the document (default: Markdown on stdout)")
     args = p.parse_args(argv)
     if args.format is None:
-        args.format = "markdown" if os.path.splitext(args.out)[1].lower() in (".md", ".markdown") else "html"
+        args.format = ("markdown" if not args.out or os.path.splitext(args.out)[1].lower() in (".md", ".markdown")
+                       else "html")
     try:
         args.zone = zone(args.tz)
     except ReportError as e:
@@ -250,7 +252,11 @@ def plan_main(argv) -> int:
             return 1
     else:
         text = plan.markdown(bl)
-    with open(args.out, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    print(f"wrote {args.out}: {args.instance}: {decided.verdict}")
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        print(f"wrote {args.out}: {args.instance}: {decided.verdict}")
+    else:
+        sys.stdout.write(text)
+        print(f"{args.instance}: {decided.verdict}", file=sys.stderr)
     return 0 if decided.recommended else 2
