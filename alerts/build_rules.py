@@ -34,10 +34,11 @@ def render(rules: dict) -> str:
 
 
 # The demo's second LPAR runs on a clock 60 times fast (deploy/demo/run.sh): its rules are the
-# shipped expressions on its own job, with the durations of the mandatory-large-page alert
-# divided by 60, so that a simulated hour takes a real minute for the rules too.
+# shipped expressions on its own job, with the durations of the mandatory-large-page and
+# restart pre-flight alerts divided by 60, so that a simulated hour takes a real minute for the
+# rules too.
 DEMO_FAST = ("{ _config+:: { aixSelector: 'job=\"demo-fast\"', mandatoryFor: '5s', mandatoryGrowthWindow: '1m', "
-             "mandatoryGrowthHorizonSeconds: 120 } }")
+             "mandatoryGrowthHorizonSeconds: 120, preflightFor: '15s' } }")
 OUTPUTS = {"aix-rules.yml": "", "demo-fast-rules.yml": DEMO_FAST}
 
 

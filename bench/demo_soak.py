@@ -38,6 +38,7 @@ TAPE = ('sum by (instance) (rate(aix_tape_read_bytes_total{job="aix"}[5m]) '
 # study, healthy after the tuning) shows none. tsmsrv02 runs out of mandatory large pages.
 EXPECTED = {
     ("tsmsrv02:10990", "AixMandatoryLargePagesAtRisk"): {"pending", "firing"},
+    ("tsmsrv02:10990", "AixRestartWouldFail"): {"pending", "firing"},
     ("tsmsrv02:10990", "AixTsmDiagnosticError"): {"firing"},
     ("tsmsrv02:10990", "AixTsmDatabaseInitFailed"): {"firing"},
     # the pool is 91 % used from the start: pending at once, resolved when the server stops and

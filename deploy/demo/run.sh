@@ -9,8 +9,8 @@
 #                             recording rules included, and the live exporter continues it at
 #                             real speed from where the history ends.
 #   tsmsrv02 (job demo-fast)  mandatory large pages (LARGE_PAGE_DATA=M) running out, on a clock
-#                             60 times fast: AixMandatoryLargePagesAtRisk fires within about a
-#                             minute, the server logs ANR9999D and ANR0358E about three minutes
+#                             60 times fast: AixMandatoryLargePagesAtRisk and AixRestartWouldFail
+#                             fire within about a minute, the server logs ANR9999D and ANR0358E about three minutes
 #                             in, and their alerts fire. Its rules are the shipped expressions with
 #                             durations divided by 60 (alerts/demo-fast-rules.yml).
 # History and live scrape carry the same target labels (one series per metric).
@@ -167,7 +167,7 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
     fi
     cat <<EOF
 Prometheus:   $UI/graph   (log: $DIR/prometheus.log)
-Alerts:       $UI/alerts   (tsmsrv02: AixMandatoryLargePagesAtRisk in about a minute,
+Alerts:       $UI/alerts   (tsmsrv02: AixMandatoryLargePagesAtRisk and AixRestartWouldFail in about a minute,
               AixTsmDiagnosticError and AixTsmDatabaseInitFailed about three minutes in;
               AixLargePagePoolNearlyExhausted and AixLargePagePoolFillingUp pending until the server stops)
 $( [ -n "$AM_LINE" ] && echo "Alertmanager: amtool --alertmanager.url=http://127.0.0.1:$AM_PORT alert query   (Debian's has no web UI)" )

@@ -61,6 +61,7 @@ def test_demo_tells_one_story(tmp_path):
     assert report.returncode == 0, report.stderr
     assert re.search(r"Tape throughput went from 13\d\.\d to 3[67]\d\.\d MiB/s \(2\.7\dx\)", report.stdout), report.stdout
     assert ("tsmsrv02:10990", "AixMandatoryLargePagesAtRisk", "firing") in soak.seen
+    assert ("tsmsrv02:10990", "AixRestartWouldFail", "firing") in soak.seen
     assert ("tsmsrv02:10990", "AixTsmDiagnosticError", "firing") in soak.seen
     assert not any(inst == "tsmsrv01:10990" for inst, _, _ in soak.seen)
     assert "/classic/alerts" in banner and "amtool --alertmanager.url=" in banner
