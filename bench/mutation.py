@@ -1,12 +1,15 @@
-"""Mutation score of parsers/ and collectors/ (mutmut 2.x), each module against its own tests.
+"""Mutation score of the package (mutmut 2.x), each module against its own tests, by area.
 
-    python3 bench/mutation.py [--jobs 2] [--only MODULE ...] [--out bench/mutation-survivors.md]
+    python3 bench/mutation.py [--jobs 2] [--area AREA ...] [--only MODULE ...] [--out FILE]
 
-Every module of exporter/aix_exporter/parsers and .../collectors is mutated by mutmut
-(`pip install 'mutmut<3'`), and each mutant runs only the test files that import that module
-(tests/unit, tests/conformance; found by their imports) and the package's shared tests (the
-fixture records and the corpus conformance for parsers, the README metrics table for
-collectors), so the run fits a 2-core machine.
+AREAS names every module of exporter/aix_exporter outside the simulator, by area (parsers,
+collectors, importers, tools, report, http, exporter, config); the default is parsers and
+collectors, whose survivors are all explained. MODULE is a path below the package without .py
+(report/plan, webconfig) or, for parsers and collectors, its bare name. Each module is mutated
+by mutmut (`pip install 'mutmut<3'`), and each mutant runs only the test files that import that
+module (tests/unit, tests/conformance; found by their imports) and, for parsers and collectors,
+the package's shared tests (the fixture records and the corpus conformance for parsers, the
+README metrics table for collectors), so the run fits a 2-core machine.
 Each job works in its own copy of the tree (mutmut edits the file in place), with
 PYTHONPATH pointing at that copy. Prints the score per module and in all, and writes every
 surviving mutant (its diff) to --out, each with the reason it is equivalent when
@@ -27,14 +30,33 @@ PKG = os.path.join(ROOT, "exporter", "aix_exporter")
 EQUIVALENT = os.path.join(ROOT, "bench", "mutation-equivalent.yml")
 
 
-def modules(only):
+AREAS = {
+    "parsers": ["parsers/*"], "collectors": ["collectors/*"],
+    "importers": ["importers/*", "importers/nmon/*"], "tools": ["tools/*"], "report": ["report/*"],
+    "http": ["web", "webconfig", "purebcrypt"],
+    "exporter": ["exporter", "commands", "statefile", "logfmt", "cli", "sources/*"],
+    "config": ["config", "monitoring", "figures"],
+}
+
+
+def area_modules(area):
     out = []
-    for pkg in ("parsers", "collectors"):
-        for name in sorted(os.listdir(os.path.join(PKG, pkg))):
-            if name.endswith(".py") and name != "__init__.py":
-                mod = f"{pkg}/{name[:-3]}"
-                if not only or mod in only or name[:-3] in only:
-                    out.append(mod)
+    for pattern in AREAS[area]:
+        if pattern.endswith("/*"):
+            pkg = pattern[:-2]
+            out += [f"{pkg}/{n[:-3]}" for n in sorted(os.listdir(os.path.join(PKG, pkg)))
+                    if n.endswith(".py") and n != "__init__.py"]
+        else:
+            out.append(pattern)
+    return out
+
+
+def modules(only, areas=("parsers", "collectors")):
+    out = []
+    for area in areas:
+        for mod in area_modules(area):
+            if not only or mod in only or mod.rsplit("/", 1)[-1] in only:
+                out.append(mod)
     return out
 
 
@@ -46,11 +68,12 @@ SHARED_TESTS = {"parsers": ["tests/unit/test_fixture_records.py", "tests/conform
 
 
 def tests_of(mod):
-    """Test files that import the module ('parsers.vmstat' or 'from ...parsers import vmstat'),
-    and the package's shared tests."""
-    pkg, name = mod.split("/")
-    dotted = re.compile(rf"\b{pkg}\.{name}\b")
-    listed = re.compile(rf"from aix_exporter\.{pkg} import (?:\([^)]*\b{name}\b|[^\n(]*\b{name}\b)")
+    """Test files that import the module ('parsers.vmstat', 'aix_exporter.report.plan' or
+    'from ...parsers import vmstat'), and, for parsers and collectors, the package's shared tests."""
+    pkg, _, name = mod.rpartition("/")
+    dotted_pkg = ("aix_exporter." + pkg.replace("/", ".")) if pkg else "aix_exporter"
+    dotted = re.compile(rf"\b{pkg.replace('/', '.')}\.{name}\b" if pkg else rf"\baix_exporter\.{name}\b")
+    listed = re.compile(rf"from {re.escape(dotted_pkg)} import (?:\([^)]*\b{name}\b|[^\n(]*\b{name}\b)")
     found = []
     for d in ("tests/unit", "tests/conformance"):
         for f in sorted(os.listdir(os.path.join(ROOT, d))):
@@ -58,12 +81,12 @@ def tests_of(mod):
                 text = open(os.path.join(ROOT, d, f), encoding="utf-8").read()
                 if dotted.search(text) or listed.search(text):
                     found.append(f"{d}/{f}")
-    if not found:   # a helper module (dsmadmc, labelled, svmon): the tests of the modules that use it
+    if not found and pkg:   # a helper module (dsmadmc, labelled, svmon): the tests of the modules that use it
         use = re.compile(rf"from \.{name} import|from \. import [^\n]*\b{name}\b")
         for f in sorted(os.listdir(os.path.join(PKG, pkg))):
             if f.endswith(".py") and f[:-3] != name and use.search(open(os.path.join(PKG, pkg, f), encoding="utf-8").read()):
                 found += [t for t in tests_of(f"{pkg}/{f[:-3]}") if t not in found]
-    return found + [t for t in SHARED_TESTS[pkg] if t not in found] if found else []
+    return found + [t for t in SHARED_TESTS.get(pkg, []) if t not in found] if found else []
 
 
 def compact(diff: str) -> str:
@@ -131,6 +154,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--area", nargs="*", choices=sorted(AREAS), default=["parsers", "collectors"])
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "mutation-survivors.md"))
     args = ap.parse_args()
     mutmut = shutil.which("mutmut") or os.path.join(os.path.dirname(sys.executable), "mutmut")
@@ -138,7 +162,7 @@ def main():
         sys.exit("needs mutmut 2.x: pip install 'mutmut<3'")
     results = []
     with cf.ThreadPoolExecutor(args.jobs) as pool:
-        for r in pool.map(lambda m: run(m, sys.executable, mutmut), modules(args.only)):
+        for r in pool.map(lambda m: run(m, sys.executable, mutmut), modules(args.only, args.area)):
             results.append(r)
             print(f"{r[0]}: {r[2]}/{r[1]} killed ({r[4]})", flush=True)
     total = sum(r[1] for r in results)
