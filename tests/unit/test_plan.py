@@ -112,3 +112,94 @@ def test_the_plans_pin_misses_are_the_recording_rules():
     rules = yaml.safe_load((ROOT / "alerts" / "aix-rules.yml").read_text())
     expr = next(r["expr"] for g in rules["groups"] for r in g["rules"] if r.get("record") == "aix:pin_lock_misses:rate")
     assert plan.PIN_MISSES.replace("SEL", 'job=~"aix.*"') == expr
+
+
+def document(f, user=None, script=None):
+    return plan.markdown(plan.blocks(plan.judge(f), "2027-01-15 08:00 UTC", "http://prom:9090",
+                                     "--prometheus http://prom:9090", user, script))
+
+
+@pytest.mark.parametrize("name, f", [
+    ("unit-switch", facts()),
+    ("unit-resize", on_16m(145)),
+    ("unit-no-change", on_16m(144)),
+    ("unit-refused-memory", facts(memory_bytes=10.0 * GIB, virtual_bytes=8 * GIB)),
+    ("unit-not-contended", facts(pin_miss=0.02, sys_per_user=1.2)),
+    ("unit-missing", facts(pin_miss=None)),
+])
+def test_whole_documents_against_their_reviewed_golden(name, f):
+    """Every sentence, table cell and command of the document for hand-written facts, as reviewed
+    (tests/golden/plans/unit-*.md; UPDATE_GOLDEN=1 rewrites them: review the diff)."""
+    import os
+
+    from tests.conftest import ROOT
+    path = ROOT / "tests" / "golden" / "plans" / f"{name}.md"
+    text = document(f)
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(text)
+    assert text == path.read_text(), f"{name} changed: review, then UPDATE_GOLDEN=1"
+
+
+class FakePrometheus:
+    """Answers gather()'s queries from hand-written tables keyed by the series each reads."""
+
+    SCALARS = [("aix_tape_", 139.0), ('mode="user"}[3600s] @ 1800000000))) * 100', 3.0),
+               ('mode="sys"}[3600s] @ 1800000000))) / (', 5.0), ('mode="sys"}[3600s] @ 1800000000))) * 100', 15.0),
+               ("aix_splat_function_acquisitions", 17862.0), ("aix_splat_function_miss_ratio", 0.25),
+               ("sum(last_over_time(aix_process_heap_segments", 8.0), ('setting="current"}[5m]', 0.0),
+               ('setting="boot"}[5m]', 0.0), ("aix_memory_size_bytes", 64.0 * GIB),
+               ("max_over_time(aix_memory_virtual_bytes", 21.5 * GIB), ("aix_memory_page_pool_size_bytes", None),
+               ("aix_memory_page_inuse_bytes", None), ("aix_paging_space_inuse_bytes", 0.3125 * GIB),
+               ("aix_paging_space_size_bytes", 16.0 * GIB)]
+    INSTANT = {
+        "aix_process_large_page_info": [({"command": "dsmserv", "pid": "2687182", "mode": "N"}, 1.0),
+                                        ({"command": "dsmsta", "pid": "2978016", "mode": "N"}, 1.0)],
+        "aix_process_heap_segments": [({"command": "dsmserv", "pid": "2687182"}, 8.0),
+                                      ({"command": "dsmsta", "pid": "2978016"}, 0.0), ({"pid": "1"}, 5.0)],
+        "aix_process_ldr_cntrl_info": [({"pid": "2687182", "large_page_data": ""}, 1.0),
+                                       ({"pid": "2978016", "large_page_data": "Y"}, 1.0)],
+        "aix_process_inuse_bytes": [({"pid": "2978016", "psize": "16M"}, 2.0 * PAGE)],
+    }
+
+    def __init__(self):
+        self.asked = []
+
+    def scalar(self, expr, at):
+        self.asked.append(expr)
+        assert at == 1_800_000_000.0
+        return next(v for key, v in self.SCALARS if key in expr)
+
+    def instant(self, expr, at):
+        self.asked.append(expr)
+        name = expr.split("(", 1)[1].split("{", 1)[0]
+        return [{"metric": m, "value": v} for m, v in self.INSTANT[name]]
+
+
+def test_gather_reads_each_fact_from_its_series():
+    prom = FakePrometheus()
+    f = plan.gather(prom, "tsmsrv01:10990", 1_800_000_000.0, 3600, 'job="aix"')
+    assert (f.tape_mib_s, f.user_pct, f.sys_pct, f.sys_per_user, f.pin_miss) == (139.0, 3.0, 15.0, 5.0, 0.25)
+    assert f.pin_misses_s == 17862.0 and f.heap_segments == 8.0
+    assert (f.lgpg_regions, f.lgpg_regions_boot) == (0.0, 0.0)
+    assert (f.memory_bytes, f.virtual_bytes) == (64.0 * GIB, 21.5 * GIB)
+    assert (f.pool_bytes, f.pool_inuse_bytes) == (0.0, 0.0)                  # no 16 MB row: 0
+    assert (f.paging_used_bytes, f.paging_size_bytes) == (0.3125 * GIB, 16.0 * GIB)
+    assert [(p.command, p.pid, p.mode, p.heap_segments, p.large_page_data, p.inuse_16m_bytes) for p in f.processes] == [
+        ("dsmserv", "2687182", "N", 8.0, "", 0.0), ("dsmsta", "2978016", "N", 0.0, "Y", 2.0 * PAGE)]
+    assert f.server.command == "dsmserv"
+    sel = 'job="aix",instance="tsmsrv01:10990"'
+    assert f"last_over_time(aix_process_large_page_info{{{sel}}}[5m] @ 1800000000)" in prom.asked
+    assert f"max(max_over_time(aix_memory_virtual_bytes{{{sel}}}[3600s] @ 1800000000))" in prom.asked
+    assert f'max(last_over_time(aix_vmo_tunable{{{sel},tunable="lgpg_regions",setting="current"}}[5m] @ 1800000000))' \
+        in prom.asked
+    assert f'sum(last_over_time(aix_memory_page_pool_size_bytes{{{sel},psize="16M"}}[5m] @ 1800000000))' in prom.asked
+    assert any(q.startswith("max(avg_over_time((max by (instance, job) (aix_splat_function_acquisitions{" + sel)
+               and q.endswith(")[3600s:1m] @ 1800000000))") for q in prom.asked)
+
+
+def test_the_server_is_the_process_with_the_most_heap_segments_dsmserv_on_a_tie():
+    f = facts(processes=[Process("dsmsta", "2", "N", 8.0), Process("dsmserv", "1", "N", 8.0),
+                         Process("db2sysc", "3", "N", 4.0)])
+    assert f.server.command == "dsmserv"
+    assert facts(processes=[Process("dsmsta", "2", "N", 9.0), Process("dsmserv", "1", "N", 8.0)]).server.command == "dsmsta"
+    assert facts(processes=[]).server is None
