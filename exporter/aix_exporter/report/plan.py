@@ -17,9 +17,8 @@ from ..figures import FIGURES
 from ..monitoring import CONFIG, SELECTOR
 from .compare import Prometheus, selector
 
-MIB = 1 << 20
 GIB = 1 << 30
-LARGE = 16 * MIB                      # one 16 MB page
+LARGE = 16 << 20                      # one 16 MB page
 LGPG_SIZE = 16777216                  # vmo lgpg_size for 16 MB pages
 KERNEL_PAGES = 16                     # the kernel segment's 16 MB pages (svmon -P 'lgpg vsid=0')
 LDR_CNTRL = "TEXTPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K@LARGE_PAGE_DATA=Y"   # the case study's line
@@ -150,22 +149,30 @@ class Plan:
         if self.kind == "resize":
             return (f"recommended: raise lgpg_regions from {self.facts.lgpg_regions:g} to {self.pool_after} "
                     "(the server already runs on 16 MB pages)")
-        return (f"recommended: lgpg_regions={self.pool_after} (16 MB pages) and LARGE_PAGE_DATA=Y for "
-                f"{self.facts.server.command if self.facts.server else 'the server'}")
+        server = self.facts.server
+        assert server is not None   # judged: a missing server is in `missing`
+        return f"recommended: lgpg_regions={self.pool_after} (16 MB pages) and LARGE_PAGE_DATA=Y for {server.command}"
+
+
+def outcome(headroom: int) -> str:
+    """The restart pre-flight for ``headroom`` pages to spare, as aix:restart_preflight:code
+    judges it: one heap segment (mandatoryMinHeadroomPages) or more comes up; less is at risk
+    (=Y falls back as the heap grows, =M stops); none is short."""
+    h = CONFIG["mandatoryMinHeadroomPages"]
+    return "comes up" if headroom >= h else "at risk" if headroom >= 0 else "short"
 
 
 def judge(f: Facts) -> Plan:
     p = Plan(f)
     c = CONFIG
-    needed = {"the pin_seg_range miss ratio (splat collector)": f.pin_miss,
-              "system and user CPU (vmstat collector)": f.sys_per_user,
-              "the heap segments of a monitored process (process collector: svmon -P)": f.heap_segments,
-              "real memory and its computational part (memory collector: svmon -G)":
-                  None if f.memory_bytes is None or f.virtual_bytes is None else 1}
-    p.missing = [what for what, v in needed.items() if v is None]
     server = f.server
-    if server is None and "the heap segments of a monitored process (process collector: svmon -P)" not in p.missing:
-        p.missing.append("a monitored server process (process collector: svmon -P)")
+    present = [("the pin_seg_range miss ratio (splat collector)", f.pin_miss is not None),
+               ("system and user CPU (vmstat collector)", f.sys_per_user is not None),
+               ("the heap segments of a monitored process (process collector: svmon -P)", f.heap_segments is not None),
+               ("a monitored server process (process collector: svmon -P)", f.heap_segments is None or server is not None),
+               ("real memory and its computational part (memory collector: svmon -G)",
+                f.memory_bytes is not None and f.virtual_bytes is not None)]
+    p.missing = [what for what, ok in present if not ok]
     if p.missing:
         return p
     assert f.pin_miss is not None and f.sys_per_user is not None and f.heap_segments is not None
@@ -184,7 +191,7 @@ def judge(f: Facts) -> Plan:
     p.pool_after = max(p.regions, now, math.ceil(held_by_others + need + h))
     p.headroom = math.floor(p.pool_after - held_by_others - need)
     p.headroom_now = math.floor(now - held_by_others - need) if p.on_16m else None
-    p.preflight = "comes up" if p.headroom >= h else "at risk" if p.headroom >= 0 else "short"
+    p.preflight = outcome(p.headroom)    # sized with one heap segment to spare: always 'comes up'
     p.kind = "switch" if not p.on_16m else "resize" if p.pool_after > now else "none"
     # memory: the pool after the change is pinned; the computational memory outside today's pool
     # stays where it is (the heap's 4 KB pages move into the pool only after the restart, and
@@ -286,21 +293,14 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
                          "then plan again."))
     out.append(("h2", "3. Restart pre-flight"))
     h = c["mandatoryMinHeadroomPages"]
-    pre = {"comes up": f"With lgpg_regions={p.pool_after} the server comes up on 16 MB pages with "
-                       f"{p.headroom} pages to spare (at least {h}, one heap segment, are needed): with "
-                       "LARGE_PAGE_DATA=Y and with =M.",
-           "at risk": f"With lgpg_regions={p.pool_after} the server comes up with {p.headroom} pages to spare, "
-                      f"less than one heap segment ({h}): with =Y it falls back to 4 KB pages as its heap grows; "
-                      "with =M it stops with ANR0358E when it does.",
-           "short": f"With lgpg_regions={p.pool_after} the pool is {-p.headroom} pages short of what the server "
-                    "asks for at its start: with =Y it starts partly on 4 KB pages; with =M it does not start "
-                    "(ANR9999D, ANR0358E)."}[p.preflight]
+    pre = (f"With lgpg_regions={p.pool_after} the server comes up on 16 MB pages with {p.headroom} pages to "
+           f"spare (at least {h}, one heap segment, are needed): with LARGE_PAGE_DATA=Y and with =M.")
     asks = (f"the {srv.inuse_16m_bytes / LARGE:g} pages of 16 MB it holds now (svmon -P)" if p.on_16m else
             f"its heap in 16 MB pages: every heap segment filled ({srv.heap_segments:g} x {c['pagesPerHeapSegment']}) "
             f"and the kernel segment's {KERNEL_PAGES}")
     out.append(("p", pre + f" The server comes back asking for {asks}; pages other processes hold stay held."))
     if p.headroom_now is not None:
-        state = ("comes up" if p.headroom_now >= h else "at risk" if p.headroom_now >= 0 else "short")
+        state = outcome(p.headroom_now)
         out.append(("p", f"With today's pool (lgpg_regions={f.lgpg_regions:g}) a restart would find "
                          f"{p.headroom_now} pages to spare: '{state}'; for {srv.command} with "
                          f"LARGE_PAGE_DATA={srv.mode} that is "

@@ -1,0 +1,128 @@
+"""Mutation score of the alert and recording rules' source (alerts/alerts.libsonnet).
+
+    .venv/bin/python bench/rule_mutation.py [--jobs 2] [--out bench/rule-mutation-survivors.md]
+
+Each mutant is one change of the PromQL inside the jsonnet: a comparison turned around or
+widened (< and <=, > and >=, == and !=), an aggregation swapped (sum, max, min, avg), a
+label value swapped for its sibling (mode sys/user, psize 16M/4K, large-page mode M/Y,
+setting current/boot, ANR0358E/ANR9999D), a set operator swapped (and/unless), a literal number
+in an expression moved by one, a rate function swapped (rate/irate, deriv/delta). The
+mutated source is compiled as alerts/build_rules.py does (both rule files) in a copy of the
+tree, and the mutant is caught when a compile fails (counted apart) or when
+`promtool test rules` fails on any of alerts/tests/*.test.yml. Thresholds and windows from
+monitoring.json are measured by bench/alert_thresholds.py. Prints the score and writes every
+surviving mutant to --out.
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = os.path.join("alerts", "alerts.libsonnet")
+
+SWAPS = [(" <= ", " < "), (" < ", " <= "), (" >= ", " > "), (" > ", " >= "), (" == ", " != "), (" != ", " == "),
+         ("< bool", "<= bool"), ("> bool", ">= bool"),
+         ("sum by", "max by"), ("max by", "min by"), ("min by", "max by"), ("avg by", "max by"),
+         ("sum without", "max without"),
+         ('mode="sys"', 'mode="user"'), ('mode="user"', 'mode="sys"'), ('psize="16M"', 'psize="4K"'),
+         ('psize="4K"', 'psize="16M"'), ('mode="M"', 'mode="Y"'), ('mode="Y"', 'mode="M"'),
+         ('setting="current"', 'setting="boot"'), ('setting="boot"', 'setting="current"'),
+         ('msgid="ANR0358E"', 'msgid="ANR9999D"'), ('msgid="ANR9999D"', 'msgid="ANR0358E"'),
+         (" and on", " unless on"), (" unless on", " and on"),
+         ("rate(", "irate("), ("deriv(", "delta("), ("delta(", "deriv("), ("increase(", "delta("),
+         ("last_over_time(", "max_over_time("), ("avg_over_time(", "max_over_time(")]
+NUMBER = re.compile(r"(?<=[ (*+/-])(\d+)(?=[ )\],;])")
+
+
+def mutants(text):
+    """[(line number, description, mutated text)]: one change each, anywhere but in comments."""
+    out = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        code = line.split("//", 1)[0]
+        for old, new in SWAPS:
+            start = 0
+            while (k := code.find(old, start)) >= 0:
+                if not (old == "rate(" and code[k - 1:k].isalpha()):   # irate(, not a part of another name
+                    m = lines[:i] + [line[:k] + new + line[k + len(old):]] + lines[i + 1:]
+                    out.append((i + 1, f"{old.strip()} -> {new.strip()}", "\n".join(m)))
+                start = k + len(old)
+        for n in NUMBER.finditer(code):
+            if "%" in code[max(0, n.start() - 2):n.start()]:
+                continue
+            value = int(n.group(1))
+            m = lines[:i] + [line[:n.start()] + str(value + 1) + line[n.end():]] + lines[i + 1:]
+            out.append((i + 1, f"{value} -> {value + 1}", "\n".join(m)))
+    return out
+
+
+def tree():
+    """A copy of what the rules are built and tested from."""
+    work = tempfile.mkdtemp(prefix="aix-rule-mutation-")
+    for d in ("alerts", "dashboards"):
+        shutil.copytree(os.path.join(ROOT, d), os.path.join(work, d), ignore=shutil.ignore_patterns("__pycache__"))
+    os.makedirs(os.path.join(work, "exporter", "aix_exporter"))
+    for f in ("monitoring.json", "figures.json"):
+        shutil.copy(os.path.join(ROOT, "exporter", "aix_exporter", f), os.path.join(work, "exporter", "aix_exporter", f))
+    shutil.copy(os.path.join(ROOT, "mixin.libsonnet"), work)
+    return work
+
+
+def check(work, text, promtool):
+    """'compile' (the source does not build), 'caught' (a promtool test fails) or 'survived'."""
+    with open(os.path.join(work, SOURCE), "w", encoding="utf-8") as fh:
+        fh.write(text)
+    build = subprocess.run([sys.executable, os.path.join(work, "alerts", "build_rules.py")], capture_output=True,
+                           text=True, timeout=300)
+    if build.returncode != 0:
+        return "compile"
+    tests = sorted(os.path.join(work, "alerts", "tests", f) for f in os.listdir(os.path.join(work, "alerts", "tests"))
+                   if f.endswith(".test.yml"))
+    r = subprocess.run([promtool, "test", "rules", *tests], capture_output=True, text=True, timeout=600)
+    return "caught" if r.returncode != 0 else "survived"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "rule-mutation-survivors.md"))
+    args = ap.parse_args()
+    promtool = shutil.which("promtool") or sys.exit("needs promtool (Debian package prometheus)")
+    text = open(os.path.join(ROOT, SOURCE), encoding="utf-8").read()
+    todo = mutants(text)
+    works = [tree() for _ in range(args.jobs)]
+    try:
+        assert check(works[0], text, promtool) == "survived", "the unmutated rules fail their tests"
+
+        def one(k):
+            line, what, mutated = todo[k]
+            return line, what, check(works[k % args.jobs], mutated, promtool)
+        results = []
+        with cf.ThreadPoolExecutor(args.jobs) as pool:
+            # each worker tree is used by one thread at a time: job k runs in tree k % jobs
+            for start in range(0, len(todo), args.jobs):
+                results += list(pool.map(one, range(start, min(start + args.jobs, len(todo)))))
+    finally:
+        for w in works:
+            shutil.rmtree(w, ignore_errors=True)
+    counts = {s: sum(1 for r in results if r[2] == s) for s in ("caught", "compile", "survived")}
+    valid = counts["caught"] + counts["survived"]
+    print(json.dumps(counts))
+    print(f"| source | mutants | do not compile | caught | survived | score |\n|---|---|---|---|---|---|\n"
+          f"| `{SOURCE}` | {len(results)} | {counts['compile']} | {counts['caught']} | {counts['survived']} | "
+          f"**{100 * counts['caught'] / max(valid, 1):.1f} %** |")
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write("# Surviving rule mutants (written by bench/rule_mutation.py)\n\n")
+        for line, what, status in results:
+            if status == "survived":
+                fh.write(f"- {SOURCE}:{line}: {what}\n")
+
+
+if __name__ == "__main__":
+    main()
