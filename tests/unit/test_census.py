@@ -22,6 +22,10 @@ class FakePrometheus:
 def test_the_columns_read_the_recording_rules():
     assert census.column("state", 'job="aix"', "2h") == \
         'max by (instance, job) (last_over_time(aix:census_regime:code{job="aix"}[1h]))'
+    assert census.column("sys_per_user", 'job="aix"', "2h") == \
+        'avg by (instance, job) (avg_over_time(aix:cpu_sys_per_user:ratio{job="aix"}[2h]))'
+    assert census.column("pin_miss", 'job="aix"', "2h") == \
+        'avg by (instance, job) (avg_over_time(aix:pin_lock_miss:ratio{job="aix"}[2h]))'
     assert census.column("pin_misses_s", 'job="aix"', "2h") == \
         'avg by (instance, job) (avg_over_time(aix:pin_lock_misses:rate{job="aix"}[2h]))'
     assert census.column("tape_mib_s", 'job="aix"', "$__range") == \
@@ -41,6 +45,7 @@ def test_census_merges_by_lpar_and_ranks_worst_first():
     assert [r.instance for r in rows] == ["d:1", "b:1", "c:1", "a:1", "e:1"]   # e: no state, last
     assert all(at == 1_800_000_000.0 for _, at in prom.asked) and len(prom.asked) == 5
     a = rows[3]
+    assert (a.instance, a.job) == ("a:1", "aix")
     assert (a.state, a.sys_per_user, a.pin_miss, a.pin_misses_s, a.tape_mib_s) == (0.0, 5.0, 0.25, 3825.0, 139.0)
     assert rows[4].state is None and rows[4].state_text == "n/a"
 

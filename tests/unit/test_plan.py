@@ -81,11 +81,15 @@ def test_what_is_missing_is_named():
                          "computational part (memory collector: svmon -G)")
     assert not p.recommended
     assert plan.judge(facts(processes=[])).verdict == "cannot plan: a monitored server process (process collector: svmon -P)"
+    assert plan.judge(facts(sys_per_user=None, heap_segments=None)).verdict == (
+        "cannot plan: system and user CPU (vmstat collector); the heap segments of a monitored process "
+        "(process collector: svmon -P)")
 
 
 def test_markdown_and_html_layout():
     bl = [("h1", "T"), ("p", "**Verdict: x** and `vmo -L`"), ("table", ["a", "b"], [["1", "<2>"]]), ("code", "a < b")]
     assert plan.markdown(bl) == "# T\n\n**Verdict: x** and `vmo -L`\n\n| a | b |\n|---|---|\n| 1 | <2> |\n\n```sh\na < b\n```\n"
+    assert plan.markdown([("p", "x"), ("h1", "T"), ("h2", "U"), ("h3", "V")]) == "x\n\n# T\n\n## U\n\n### V\n"
     html = plan.html(bl, "T & U")
     assert "<title>T &amp; U</title>" in html
     assert "<p><strong>Verdict: x</strong> and <code>vmo -L</code></p>" in html
@@ -292,6 +296,10 @@ def test_a_configured_but_unused_pool_is_rolled_back_to_its_value():
     assert p.kind == "switch" and p.pool_after == 160
     text = plan.markdown(plan.blocks(p, "t", "s", "--prometheus s", None, None))
     assert "\nvmo -p -o lgpg_regions=32 -o lgpg_size=16777216\n" in text
+    f = on_16m(145)
+    f.lgpg_regions = None                      # no vmo figures: the rollback returns to no pool
+    assert "\nvmo -p -o lgpg_regions=0 -o lgpg_size=16777216\n" in plan.markdown(
+        plan.blocks(plan.judge(f), "t", "s", "x", None, None))
     p = plan.judge(facts(lgpg_regions=None))
     assert p.pool_after == 160
     assert "\nvmo -p -o lgpg_regions=0 -o lgpg_size=0\n" in plan.markdown(plan.blocks(p, "t", "s", "x", None, None))

@@ -147,7 +147,7 @@ class Plan:
             return ("no change: the server runs on 16 MB pages, the pool meets the sizing rule and a restart "
                     "would find one heap segment to spare")
         if self.kind == "resize":
-            return (f"recommended: raise lgpg_regions from {self.facts.lgpg_regions:g} to {self.pool_after} "
+            return (f"recommended: raise lgpg_regions from {self.facts.lgpg_regions or 0:g} to {self.pool_after} "
                     "(the server already runs on 16 MB pages)")
         server = self.facts.server
         assert server is not None   # judged: a missing server is in `missing`
@@ -301,7 +301,7 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
     out.append(("p", pre + f" The server comes back asking for {asks}; pages other processes hold stay held."))
     if p.headroom_now is not None:
         state = outcome(p.headroom_now)
-        out.append(("p", f"With today's pool (lgpg_regions={f.lgpg_regions:g}) a restart would find "
+        out.append(("p", f"With today's pool (lgpg_regions={f.lgpg_regions or 0:g}) a restart would find "
                          f"{p.headroom_now} pages to spare: '{state}'; for {srv.command} with "
                          f"LARGE_PAGE_DATA={srv.mode} that is "
                          + ("a failed start (ANR0358E)" if state != "comes up" and srv.mode == "M" else
