@@ -297,9 +297,12 @@ def test_a_configured_but_unused_pool_is_rolled_back_to_its_value():
     text = plan.markdown(plan.blocks(p, "t", "s", "--prometheus s", None, None))
     assert "\nvmo -p -o lgpg_regions=32 -o lgpg_size=16777216\n" in text
     f = on_16m(145)
-    f.lgpg_regions = None                      # no vmo figures: the rollback returns to no pool
-    assert "\nvmo -p -o lgpg_regions=0 -o lgpg_size=16777216\n" in plan.markdown(
-        plan.blocks(plan.judge(f), "t", "s", "x", None, None))
+    f.lgpg_regions = None                      # no vmo figures: today's pool counts as none
+    p = plan.judge(f)
+    text = plan.markdown(plan.blocks(p, "t", "s", "x", None, None))
+    assert "\nvmo -p -o lgpg_regions=0 -o lgpg_size=16777216\n" in text
+    assert p.verdict.startswith("recommended: raise lgpg_regions from 0 to 161")
+    assert "With today's pool (lgpg_regions=0) a restart would find -145 pages to spare: 'short'" in text
     p = plan.judge(facts(lgpg_regions=None))
     assert p.pool_after == 160
     assert "\nvmo -p -o lgpg_regions=0 -o lgpg_size=0\n" in plan.markdown(plan.blocks(p, "t", "s", "x", None, None))
