@@ -11,7 +11,8 @@ mutated source is compiled as alerts/build_rules.py does (both rule files) in a 
 tree, and the mutant is caught when a compile fails (counted apart) or when
 `promtool test rules` fails on any of alerts/tests/*.test.yml. Thresholds and windows from
 monitoring.json are measured by bench/alert_thresholds.py. Prints the score and writes every
-surviving mutant to --out.
+surviving mutant to --out; each mutant's outcome is printed as it is known. About 10 s a
+mutant (20 s more for one the quick files let through): allow an hour for the 169 mutants.
 """
 import argparse
 import concurrent.futures as cf
@@ -113,7 +114,9 @@ def main():
         with cf.ThreadPoolExecutor(args.jobs) as pool:
             # each worker tree is used by one thread at a time: job k runs in tree k % jobs
             for start in range(0, len(todo), args.jobs):
-                results += list(pool.map(one, range(start, min(start + args.jobs, len(todo)))))
+                for line, what, status in pool.map(one, range(start, min(start + args.jobs, len(todo)))):
+                    results.append((line, what, status))
+                    print(f"{len(results)}/{len(todo)} {SOURCE}:{line}: {what}: {status}", flush=True)
     finally:
         for w in works:
             shutil.rmtree(w, ignore_errors=True)
