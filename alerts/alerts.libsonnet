@@ -20,15 +20,16 @@
   // 2: a process asking for large pages with =Y and no free page (it falls back to 4 KB pages);
   // 1: the monitored processes run on 16 MB pages; 0: on 4 KB pages
   local freePages = '((sum without (psize) (aix_memory_page_pool_size_bytes{%s,psize="16M"}) - sum without (psize) (aix_memory_page_inuse_bytes{%s,psize="16M"})) / %d)' % [S, S, L],
+  // an LPAR with a monitored process whose svmon -P 16MB mode matches `mode` (census, pre-flight)
+  local asking(mode) = 'on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode=~"%s"})' % [S, mode],
   local failed = '(max by (instance, job) (aix_process_monitored{%s}) == 0) and on (instance, job) (max by (instance, job) (increase(aix_tsm_messages_total{%s,msgid="ANR0358E"}[%s])) > 0)' % [S, S, c.censusFailedWindow],
-  local census = 'max by (instance, job) ((%s) * 0 + 4 or ((%s < %d) and on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode="M"})) * 0 + 3 or ((%s < 1) and on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode="Y"})) * 0 + 2 or (%s))' % [failed, freePages, c.mandatoryMinHeadroomPages, S, freePages, S, regime],
+  local census = 'max by (instance, job) ((%s) * 0 + 4 or ((%s < %d) and %s) * 0 + 3 or ((%s < 1) and %s) * 0 + 2 or (%s))' % [failed, freePages, c.mandatoryMinHeadroomPages, asking('M'), freePages, asking('Y'), regime],
   // the restart pre-flight, for an LPAR whose monitored process asks for large pages: what it would
   // get from the 16 MB pool if restarted now. It comes back asking for the pages it holds now plus
   // one heap segment of growth (mandatoryMinHeadroomPages), and the pages other processes hold
   // stay held, so it is judged on the pool's free pages. 2: it comes up on 16 MB pages; 1: with
   // LARGE_PAGE_DATA=Y it comes up partly on 4 KB pages (the pin-lock contention returns); 0: with
   // =M it does not come up (ENOMEM, ANR0358E). The worst of the LPAR's processes.
-  local asking(mode) = 'on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode=~"%s"})' % [S, mode],
   // (`or` keeps the first of equal label sets: the worst outcome comes first)
   local preflight = 'min by (instance, job) (((%(f)s < %(h)d) and %(M)s) * 0 or ((%(f)s < %(h)d) and %(Y)s) * 0 + 1 or ((%(f)s >= %(h)d) and %(yM)s) * 0 + 2)' % {
     f: freePages, h: c.mandatoryMinHeadroomPages, yM: asking('Y|M'), Y: asking('Y'), M: asking('M') },

@@ -39,6 +39,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def recording_rule(record: str) -> str:
+    """The expression of a recording rule as alerts/aix-rules.yml ships it."""
+    import yaml
+    rules = yaml.safe_load((ROOT / "alerts" / "aix-rules.yml").read_text())
+    return next(r["expr"] for g in rules["groups"] for r in g["rules"] if r.get("record") == record)
+
+
 def need(binary: str) -> str:
     """Path of a real tool the test needs; skip without it, unless the run requires tools (tests/run.sh)."""
     path = shutil.which(binary)

@@ -12,11 +12,10 @@ import sys
 import time
 
 import pytest
-import yaml
 
 from aix_exporter.simulate.model import Model
 from aix_exporter.simulate.scenarios import get
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT, need, recording_rule
 from tests.e2e.conftest import start_prometheus
 from tests.e2e.helpers import env, stop
 
@@ -152,14 +151,9 @@ def test_no_such_instance_is_an_error(scenarios, tmp_path):
     assert r.returncode == 1 and "no series of instance 'nope:10990'" in r.stderr
 
 
-def preflight_expr():
-    rules = yaml.safe_load((ROOT / "alerts" / "aix-rules.yml").read_text())
-    return next(r["expr"] for g in rules["groups"] for r in g["rules"] if r.get("record") == "aix:restart_preflight:code")
-
-
 def series(prom, name):
     start = prom.start_of[name]
-    res = prom.query_range(preflight_expr().replace('job=~"aix.*"', f'job=~"aix.*",instance="{name}:10990"'),
+    res = prom.query_range(recording_rule("aix:restart_preflight:code").replace('job=~"aix.*"', f'job=~"aix.*",instance="{name}:10990"'),
                            start, prom.end, 60)
     assert len(res) == 1, res
     return [(float(t) - start, float(v)) for t, v in res[0]["values"]]

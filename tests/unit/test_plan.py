@@ -110,12 +110,8 @@ def test_the_commands_name_the_user_and_the_script():
 
 
 def test_the_plans_pin_misses_are_the_recording_rules():
-    import yaml
-
-    from tests.conftest import ROOT
-    rules = yaml.safe_load((ROOT / "alerts" / "aix-rules.yml").read_text())
-    expr = next(r["expr"] for g in rules["groups"] for r in g["rules"] if r.get("record") == "aix:pin_lock_misses:rate")
-    assert plan.PIN_MISSES.replace("SEL", 'job=~"aix.*"') == expr
+    from tests.conftest import recording_rule
+    assert plan.PIN_MISSES.replace("SEL", 'job=~"aix.*"') == recording_rule("aix:pin_lock_misses:rate")
 
 
 def document(f, user=None, script=None):

@@ -124,7 +124,9 @@ class Plan:
     on_16m: bool = False
     kind: str = ""                            # switch (4 KB to 16 MB pages), resize (the pool only), none
     regions: Optional[int] = None             # the sizing rule's pages
+    pool_now: int = 0                         # lgpg_regions now (0 without vmo figures)
     pool_after: Optional[int] = None          # lgpg_regions after the change
+    outside_bytes: Optional[float] = None     # computational memory outside today's 16 MB pool
     left_bytes: Optional[float] = None        # real memory left for 4 KB pages after pinning
     margin_bytes: Optional[float] = None
     headroom: Optional[int] = None            # 16 MB pages to spare when the server restarts, after the change
@@ -147,7 +149,7 @@ class Plan:
             return ("no change: the server runs on 16 MB pages, the pool meets the sizing rule and a restart "
                     "would find one heap segment to spare")
         if self.kind == "resize":
-            return (f"recommended: raise lgpg_regions from {self.facts.lgpg_regions or 0:g} to {self.pool_after} "
+            return (f"recommended: raise lgpg_regions from {self.pool_now} to {self.pool_after} "
                     "(the server already runs on 16 MB pages)")
         server = self.facts.server
         assert server is not None   # judged: a missing server is in `missing`
@@ -187,17 +189,17 @@ def judge(f: Facts) -> Plan:
     # spare is the sizing rule itself.
     held_by_others = max(0.0, f.pool_inuse_bytes - server.inuse_16m_bytes) / LARGE
     need = server.inuse_16m_bytes / LARGE if p.on_16m else server.heap_segments * c["pagesPerHeapSegment"] + KERNEL_PAGES
-    now = int(f.lgpg_regions or 0)
-    p.pool_after = max(p.regions, now, math.ceil(held_by_others + need + h))
+    p.pool_now = int(f.lgpg_regions or 0)
+    p.pool_after = max(p.regions, p.pool_now, math.ceil(held_by_others + need + h))
     p.headroom = math.floor(p.pool_after - held_by_others - need)
-    p.headroom_now = math.floor(now - held_by_others - need) if p.on_16m else None
+    p.headroom_now = math.floor(p.pool_now - held_by_others - need) if p.on_16m else None
     p.preflight = outcome(p.headroom)    # sized with one heap segment to spare: always 'comes up'
-    p.kind = "switch" if not p.on_16m else "resize" if p.pool_after > now else "none"
+    p.kind = "switch" if not p.on_16m else "resize" if p.pool_after > p.pool_now else "none"
     # memory: the pool after the change is pinned; the computational memory outside today's pool
     # stays where it is (the heap's 4 KB pages move into the pool only after the restart, and
     # the check does not count on it)
-    outside = f.virtual_bytes - f.pool_inuse_bytes
-    p.left_bytes = f.memory_bytes - p.pool_after * LARGE - outside
+    p.outside_bytes = f.virtual_bytes - f.pool_inuse_bytes
+    p.left_bytes = f.memory_bytes - p.pool_after * LARGE - p.outside_bytes
     p.margin_bytes = c["planMinFreeMemoryRatio"] * f.memory_bytes
     if not p.on_16m and not p.contended:
         p.reasons.append(f"the figures do not show the pin-lock contention this change addresses (pin_seg_range "
@@ -271,14 +273,13 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
                      f"{c['extraLargePages']} extra pages are the kernel segment's 16 and one segment of growth. Large "
                      "pages are pinned: start here, then bring the pool down to what svmon -G shows in use."))
     out.append(("h3", "Memory safety"))
-    outside = f.virtual_bytes - f.pool_inuse_bytes if f.virtual_bytes is not None else None
     pg = (f"{_gib(f.paging_used_bytes)} of {_gib(f.paging_size_bytes)}"
           + (f" ({f.paging_used_bytes / f.paging_size_bytes:.0%})" if f.paging_used_bytes is not None
              and f.paging_size_bytes else ""))
     out.append(("table", ["memory", "GiB"], [
         ["real memory (svmon -G size)", _gib(f.memory_bytes)],
         ["computational working set outside the 16 MB pool (svmon -G virtual, its peak in the window)",
-         _gib(outside)],
+         _gib(p.outside_bytes)],
         ["16 MB pool after the change (pinned)", f"{p.pool_after * LARGE / GIB:.1f}"],
         ["left for 4 KB pages and the file cache", _gib(max(p.left_bytes, 0.0)) if p.left_bytes is not None else "n/a"],
         [f"margin required (planMinFreeMemoryRatio {c['planMinFreeMemoryRatio']:.0%})", _gib(p.margin_bytes)],
@@ -301,7 +302,7 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
     out.append(("p", pre + f" The server comes back asking for {asks}; pages other processes hold stay held."))
     if p.headroom_now is not None:
         state = outcome(p.headroom_now)
-        out.append(("p", f"With today's pool (lgpg_regions={f.lgpg_regions or 0:g}) a restart would find "
+        out.append(("p", f"With today's pool (lgpg_regions={p.pool_now}) a restart would find "
                          f"{p.headroom_now} pages to spare: '{state}'; for {srv.command} with "
                          f"LARGE_PAGE_DATA={srv.mode} that is "
                          + ("a failed start (ANR0358E)" if state != "comes up" and srv.mode == "M" else
@@ -317,7 +318,6 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
         out.append(("p", "None: the change is not recommended (" + p.verdict + ")."))
         return out
     if p.kind == "resize":
-        prev = int(f.lgpg_regions or 0)
         out.append(("h2", "4. The change (as root)"))
         out.append(("p", "The server already runs on 16 MB pages: only the pool grows, no restart is needed. "
                          "`vmo -L lgpg_regions` shows its TYPE: D (dynamic) applies now where the memory is free."))
@@ -326,7 +326,7 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
             f"vmo -p -o lgpg_regions={p.pool_after} -o lgpg_size={LGPG_SIZE}",
             "svmon -G | grep 'L   16 MB'                          # the pool: PoolSize " + str(p.pool_after)])))
         out.append(("h2", "5. Rollback"))
-        out.append(("code", f"vmo -p -o lgpg_regions={prev} -o lgpg_size={LGPG_SIZE}"))
+        out.append(("code", f"vmo -p -o lgpg_regions={p.pool_now} -o lgpg_size={LGPG_SIZE}"))
         out.append(("h2", "6. Verification"))
         out.append(("p", f"aix:restart_preflight:code for {f.instance} turns 2 (comes up) and "
                          "AixRestartWouldFail resolves; aix:large_pages_free:count shows the new free pages."))
@@ -354,10 +354,9 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
                      "(16MB column Y, 'L' heap segments):"))
     out.append(("code", f"svmon -P $(ps -e -o pid= -o comm= | awk '$2==\"{srv.command}\"{{print $1}}') | head -12"))
     out.append(("h2", "5. Rollback"))
-    prev = int(f.lgpg_regions or 0)
     out.append(("code", "\n".join([
         f"# in {start}: remove the two LDR_CNTRL lines, then restart {srv.command} with it",
-        f"vmo -p -o lgpg_regions={prev}" + (f" -o lgpg_size={int(f.lgpg_size)}" if f.lgpg_size else
+        f"vmo -p -o lgpg_regions={p.pool_now}" + (f" -o lgpg_size={int(f.lgpg_size)}" if f.lgpg_size else
                                             " -o lgpg_size=0"),
         f"chuser capabilities=<the value lsuser showed before> {who}    # only if step 2 changed it"])))
     out.append(("p", "Pinned pages return to the system when lgpg_regions goes down; a process still holding "
