@@ -16,7 +16,7 @@ ROOT = os.path.dirname(HERE)   # where mixin.libsonnet, the one entry point, liv
 def compile_rules(overrides: str = "") -> dict:
     """The mixin's prometheusRules, with ``overrides`` (jsonnet, e.g. "{ _config+:: {...} }")."""
     src = "((import 'mixin.libsonnet') + %s).prometheusRules" % (overrides or "{}")
-    return json.loads(_jsonnet.evaluate_snippet("rules", src, jpathdir=[ROOT]))
+    return json.loads(_jsonnet.evaluate_snippet(os.path.join(ROOT, "rules.jsonnet"), src, jpathdir=[ROOT]))
 
 
 def render(rules: dict) -> str:

@@ -8,7 +8,8 @@ label value swapped for its sibling (mode sys/user, psize 16M/4K, large-page mod
 setting current/boot, ANR0358E/ANR9999D), a set operator swapped (and/unless), a literal number
 in an expression moved by one, a rate function swapped (rate/irate, deriv/delta). The
 mutated source is compiled as alerts/build_rules.py does (both rule files) in a copy of the
-tree, and the mutant is caught when a compile fails (counted apart) or when
+tree, and the mutant is caught when a compile fails (counted apart, as are mutants that leave
+the rule files unchanged) or when
 `promtool test rules` fails on any of alerts/tests/*.test.yml. Thresholds and windows from
 monitoring.json are measured by bench/alert_thresholds.py. Prints the score and writes every
 surviving mutant to --out; each mutant's outcome is printed as it is known. About 10 s a
@@ -75,14 +76,25 @@ def tree():
     return work
 
 
-def check(work, text, promtool):
-    """'compile' (the source does not build), 'caught' (a promtool test fails) or 'survived'."""
+RULE_FILES = ("aix-rules.yml", "demo-fast-rules.yml")
+
+
+def compiled(work):
+    return {f: open(os.path.join(work, "alerts", f), encoding="utf-8").read() for f in RULE_FILES}
+
+
+def check(work, text, promtool, baseline=None):
+    """'compile' (the source does not build), 'unchanged' (the rule files come out the same: a
+    change in a comment or in a value nothing reads), 'caught' (a promtool test fails) or
+    'survived'."""
     with open(os.path.join(work, SOURCE), "w", encoding="utf-8") as fh:
         fh.write(text)
     build = subprocess.run([sys.executable, os.path.join(work, "alerts", "build_rules.py")], capture_output=True,
                            text=True, timeout=300)
     if build.returncode != 0:
         return "compile"
+    if baseline is not None and compiled(work) == baseline:
+        return "unchanged"
     # the quick files first (aix-rules 8 s, demo 0.3 s); the threshold cases (20 s) only for a
     # mutant they let through
     tests = sorted((f for f in os.listdir(os.path.join(work, "alerts", "tests")) if f.endswith(".test.yml")),
@@ -106,10 +118,11 @@ def main():
     works = [tree() for _ in range(args.jobs)]
     try:
         assert check(works[0], text, promtool) == "survived", "the unmutated rules fail their tests"
+        baseline = compiled(works[0])
 
         def one(k):
             line, what, mutated = todo[k]
-            return line, what, check(works[k % args.jobs], mutated, promtool)
+            return line, what, check(works[k % args.jobs], mutated, promtool, baseline)
         results = []
         with cf.ThreadPoolExecutor(args.jobs) as pool:
             # each worker tree is used by one thread at a time: job k runs in tree k % jobs
@@ -120,11 +133,13 @@ def main():
     finally:
         for w in works:
             shutil.rmtree(w, ignore_errors=True)
-    counts = {s: sum(1 for r in results if r[2] == s) for s in ("caught", "compile", "survived")}
+    counts = {s: sum(1 for r in results if r[2] == s) for s in ("caught", "compile", "unchanged", "survived")}
     valid = counts["caught"] + counts["survived"]
     print(json.dumps(counts))
-    print(f"| source | mutants | do not compile | caught | survived | score |\n|---|---|---|---|---|---|\n"
-          f"| `{SOURCE}` | {len(results)} | {counts['compile']} | {counts['caught']} | {counts['survived']} | "
+    print(f"| source | mutants | do not compile | rules unchanged | caught | survived | score |\n"
+          f"|---|---|---|---|---|---|---|\n"
+          f"| `{SOURCE}` | {len(results)} | {counts['compile']} | {counts['unchanged']} | {counts['caught']} | "
+          f"{counts['survived']} | "
           f"**{100 * counts['caught'] / max(valid, 1):.1f} %** |")
     with open(args.out, "w", encoding="utf-8") as fh:
         fh.write("# Surviving rule mutants (written by bench/rule_mutation.py)\n\n")

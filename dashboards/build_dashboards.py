@@ -17,7 +17,7 @@ ROOT = os.path.dirname(HERE)   # where mixin.libsonnet, the one entry point, liv
 def compile_all(overrides: str = "") -> dict:
     """File name -> JSON text of every dashboard, with ``overrides`` (jsonnet, "{ _config+:: {...} }")."""
     src = "((import 'mixin.libsonnet') + %s).grafanaDashboards" % (overrides or "{}")
-    boards = json.loads(_jsonnet.evaluate_snippet("dashboards", src, jpathdir=[ROOT]))
+    boards = json.loads(_jsonnet.evaluate_snippet(os.path.join(ROOT, "dashboards.jsonnet"), src, jpathdir=[ROOT]))
     return {name: json.dumps(board, indent=2, sort_keys=True) + "\n" for name, board in sorted(boards.items())}
 
 
