@@ -68,7 +68,7 @@ PANELS = [
     ("aix-tape.json", "Read and written", "{{instance}} read", None, reader_mibps, ("rel", 0.06)),
     ("aix-tape.json", "Read and written", "{{instance}} written", None, writer_mibps, ("rel", 0.06)),
     ("aix-tape.json", "Total throughput", "{{instance}}", None, lambda s: s.total_mibps * MIB, ("rel", 0.06)),
-    ("aix-tape.json", "Busy", "{{device}}", {"device": "rmt0"}, lambda s: s.drives[0].busy, ("abs", 0.02)),
+    ("aix-tape.json", "Busy", "{{instance}} {{device}}", {"device": "rmt0"}, lambda s: s.drives[0].busy, ("abs", 0.02)),
     ("aix-overview.json", "CPU (vmstat)", "{{instance}} {{mode}}", {"mode": "user"}, lambda s: s.cpu["us"] / 100, ("abs", 0.01)),
     ("aix-overview.json", "CPU (vmstat)", "{{instance}} {{mode}}", {"mode": "sys"}, lambda s: s.cpu["sy"] / 100, ("abs", 0.01)),
     ("aix-overview.json", "CPU (vmstat)", "{{instance}} {{mode}}", {"mode": "wait"}, lambda s: s.cpu["wa"] / 100, ("abs", 0.01)),

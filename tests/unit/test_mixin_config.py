@@ -83,11 +83,11 @@ def test_every_dashboard_query_selects_with_the_configured_selector(override, se
 def test_the_committed_files_are_the_shipped_settings():
     assert build_dashboards.compile_all() == {p.name: p.read_text() for p in sorted((ROOT / "dashboards").glob("*.json"))}
     windows = [e for _, e in dashboard_exprs(build_dashboards.compile_all()) if "predict_linear" in e]
-    assert windows == ['predict_linear(aix:large_pages_free:count{job=~"aix.*",instance=~"$instance"}[2h], 4 * 3600)']
+    assert windows == ['clamp_min(predict_linear(aix:large_pages_free:count{job=~"aix.*",instance=~"$instance"}[2h], 4 * 3600), 0)']
     over = dashboard_exprs(build_dashboards.compile_all(
         "{ _config+:: { largePagePoolForecastWindow: '6h', largePagePoolForecastHours: 12 } }"))
     assert [e for _, e in over if "predict_linear" in e] == [
-        'predict_linear(aix:large_pages_free:count{job=~"aix.*",instance=~"$instance"}[6h], 12 * 3600)']
+        'clamp_min(predict_linear(aix:large_pages_free:count{job=~"aix.*",instance=~"$instance"}[6h], 12 * 3600), 0)']
 
 
 def test_the_report_selects_with_the_mixin_selector_or_its_flag():
