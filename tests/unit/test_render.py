@@ -1,0 +1,100 @@
+"""dashboards/render.py's judgement of a rendered page, on hand-written panel reports (what
+dashboards/perses/shoot.mjs prints for each panel), and its input adjustments."""
+import sys
+
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "dashboards"))
+import render  # noqa: E402
+
+
+def result(panels, kinds):
+    spec = {"panels": {f"0_{k}": {"spec": {"display": {"name": t}, "plugin": {"kind": kind}}}
+                       for k, (t, kind) in enumerate(kinds.items())}}
+    return {"d": {"file": "aix-x.json", "panels": panels, "perses": {"spec": spec}}}
+
+
+def shown(title, text="a\nb", chart=True, error=False, no_data=False, series=2):
+    return {"title": title, "text": text, "chart": chart, "error": error, "noData": no_data, "series": series}
+
+
+KINDS = {"CPU": "TimeSeriesChart", "Drives": "StatChart", "Mounts": "Table", "$instance: tape": "TimeSeriesChart"}
+
+
+def test_a_page_with_every_panel_drawn_with_data_has_no_problem():
+    panels = [shown("CPU"), shown("Drives", chart=True, series=0), shown("Mounts", chart=False, series=0),
+              shown("tsmsrv01:10990: tape")]
+    assert render.problems(result(panels, KINDS)) == []
+
+
+def test_each_kind_of_problem_is_named_once():
+    panels = [shown("CPU", text="", series=0),                                   # a chart with no series
+              shown("Drives", text="No data", no_data=True, series=0),            # a stat saying so
+              shown("Mounts", text="1:21: parse error", error=True, chart=False)]  # an error
+    assert render.problems(result(panels, KINDS)) == [
+        "aix-x.json: panel '$instance: tape' is not drawn",
+        "aix-x.json: panel 'CPU' shows no data",
+        "aix-x.json: panel 'Drives' shows no data",
+        "aix-x.json: panel 'Mounts' shows an error: '1:21: parse error'"]
+
+
+def test_a_time_series_panel_that_drew_no_chart_is_a_problem_but_a_table_is_not():
+    panels = [shown("CPU", chart=False), shown("Drives"), shown("Mounts", chart=False), shown("x: tape")]
+    assert render.problems(result(panels, KINDS)) == ["aix-x.json: panel 'CPU' drew no chart"]
+
+
+def test_a_panel_listed_without_data_must_stay_without(monkeypatch):
+    monkeypatch.setattr(render, "PANELS_WITHOUT_DATA", {("aix-x.json", "CPU"): "no such series in the demo"})
+    quiet = [shown("CPU", text="", series=0), shown("Drives"), shown("Mounts", chart=False), shown("x: tape")]
+    assert render.problems(result(quiet, KINDS)) == []
+    loud = [shown("CPU"), shown("Drives"), shown("Mounts", chart=False), shown("x: tape")]
+    assert render.problems(result(loud, KINDS)) == [
+        "aix-x.json: panel 'CPU' shows data: PANELS_WITHOUT_DATA is out of date"]
+
+
+def test_a_variable_in_a_title_matches_what_is_drawn_but_not_nothing():
+    pattern = render._title_pattern("$instance: tape ($window)")
+    assert pattern.fullmatch("tsmsrv01:10990: tape (1h)")
+    assert not pattern.fullmatch(": tape (1h)")
+    assert not pattern.fullmatch("tsmsrv01:10990: tape")
+
+
+def test_the_grafana_input_gets_legend_calcs_and_nothing_else():
+    board = {"panels": [{"options": {"legend": {"displayMode": "list"}}},
+                        {"options": {"legend": {"displayMode": "list", "calcs": ["mean"]}}}, {"title": "x"}]}
+    assert render.grafana_input(board) == {"panels": [
+        {"options": {"legend": {"displayMode": "list", "calcs": []}}},
+        {"options": {"legend": {"displayMode": "list", "calcs": ["mean"]}}}, {"title": "x"}]}
+    assert board["panels"][0]["options"]["legend"] == {"displayMode": "list"}   # the input is not changed
+
+
+def test_the_page_shows_the_history_s_last_eight_hours_in_milliseconds():
+    url = render.page_url("http://127.0.0.1:1", "aix-tape", {"instance": "tsmsrv01:10990"})
+    # 2026-11-02 18:00 UTC is 1793642400 s
+    assert url == ("http://127.0.0.1:1/projects/aix/dashboards/aix-tape?start=1793613600000&end=1793642400000"
+                   "&var-instance=tsmsrv01%3A10990")
+
+
+def test_a_plugin_module_file_loses_its_deps_block_only(tmp_path):
+    schemas = tmp_path / "schemas-src"
+    (schemas / "schemas").mkdir(parents=True)
+    (schemas / "schemas" / "x.cue").write_text("package x\n")
+    (schemas / "cue.mod").mkdir()
+    (schemas / "cue.mod" / "module.cue").write_text(
+        'module: "github.com/perses/plugins/table@v0"\nlanguage: {\n\tversion: "v0.14.0"\n}\n'
+        'deps: {\n\t"github.com/perses/perses/cue@v0": {\n\t\tv: "v0.51.1-preview"\n\t}\n}\n')
+    core = tmp_path / "core"
+    (core / "common").mkdir(parents=True)
+    (core / "common" / "c.cue").write_text("package common\n")
+    dest = tmp_path / "plugin"
+    dest.mkdir()
+    render.complete_plugin(str(dest), str(schemas), str(core))
+    assert (dest / "cue.mod" / "module.cue").read_text() == (
+        'module: "github.com/perses/plugins/table@v0"\nlanguage: {\n\tversion: "v0.14.0"\n}\n')
+    assert (dest / "cue.mod" / "pkg" / "github.com" / "perses" / "perses" / "cue" / "common" / "c.cue").exists()
+    assert (dest / "schemas" / "x.cue").read_text() == "package x\n"
+
+
+def test_every_plugin_has_its_vendored_schemas_and_no_schema_is_left_over():
+    folders = sorted(p.name for p in (ROOT / "dashboards" / "perses" / "schemas").iterdir() if p.is_dir())
+    assert folders == sorted(f for _, _, f in render.PLUGINS)
