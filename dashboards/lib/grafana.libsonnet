@@ -30,10 +30,11 @@
 
   pos(x, y, w, h):: { x: x, y: y, w: w, h: h },
 
-  timeseries(title, targets, unit='short', pos, desc='', stack=false, min=null):: panel('timeseries', title, targets, unit, pos, desc) {
+  timeseries(title, targets, unit='short', pos, desc='', stack=false, min=null, max=null):: panel('timeseries', title, targets, unit, pos, desc) {
     fieldConfig+: { defaults+: {
       custom: { fillOpacity: if stack then 40 else 10, stacking: { mode: if stack then 'normal' else 'none', group: 'A' }, lineWidth: 1 },
       [if min != null then 'min']: min,
+      [if max != null then 'max']: max,
     } },
     options: { legend: { displayMode: 'list', placement: 'bottom', showLegend: true }, tooltip: { mode: 'multi', sort: 'desc' } },
   },

@@ -6,7 +6,7 @@ g.dashboard('AIX / Overview', 'aix-overview',
   'CPU, run queue, entitlement, memory, paging and exporter health of AIX LPARs (aix_exporter).',
   [
     g.row('CPU', 0),
-    g.timeseries('CPU (vmstat)', [t('aix_vmstat_cpu_ratio{%s}' % i, '{{instance}} {{mode}}')], 'percentunit', g.pos(0, 1, 12, 8), min=0,
+    g.timeseries('CPU (vmstat)', [t('aix_vmstat_cpu_ratio{%s}' % i, '{{instance}} {{mode}}')], 'percentunit', g.pos(0, 1, 12, 8), min=0, max=1,
                  desc='User, sys, idle and wait of the last vmstat interval.'),
     g.timeseries('%sys per %usr', [t('aix:cpu_sys_per_user:ratio{%s}' % i, '{{instance}}')], 'short', g.pos(12, 1, 6, 8),
                  desc='Several times 1 with tape threads spinning on the VMM pin lock (case study: 15 vs 3).'),
