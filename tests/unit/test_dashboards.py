@@ -94,3 +94,32 @@ def test_comparison_dashboard_has_windows_ratio_table_and_regime_annotations():
     from aix_exporter.figures import FIGURES
     assert len(table["targets"][2]["expr"].split("\nor\n")) == len(FIGURES)   # one after/before ratio per figure
     assert {a["name"] for a in d["annotations"]["list"]} >= {"lgpg_regions changed", "16MB mode changed", "LDR_CNTRL changed"}
+
+
+
+def clashes(panels):
+    """Panels outside the 24 columns or without a size, and panels sharing a cell with an
+    earlier one: [(title, what)]."""
+    cells, out = {}, []
+    for p in panels:
+        g = p["gridPos"]
+        if not (g["w"] > 0 and g["h"] > 0 and g["x"] >= 0 and g["y"] >= 0 and g["x"] + g["w"] <= 24):
+            out.append((p["title"], "outside the grid"))
+        hit = sorted({cells[(x, y)] for x in range(g["x"], g["x"] + g["w"]) for y in range(g["y"], g["y"] + g["h"])
+                      if (x, y) in cells})
+        out += [(p["title"], f"overlaps {h}") for h in hit]
+        cells.update({(x, y): p["title"] for x in range(g["x"], g["x"] + g["w"]) for y in range(g["y"], g["y"] + g["h"])})
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_panels_sit_side_by_side_without_overlapping(name):
+    assert clashes(dashboards()[name]["panels"]) == []
+
+
+def test_overlapping_or_overflowing_panels_are_found():
+    panels = [{"title": "a", "gridPos": {"x": 0, "y": 0, "w": 12, "h": 8}},
+              {"title": "b", "gridPos": {"x": 11, "y": 7, "w": 12, "h": 8}},     # one cell of a
+              {"title": "c", "gridPos": {"x": 12, "y": 0, "w": 12, "h": 7}},     # touches a and b, shares nothing
+              {"title": "d", "gridPos": {"x": 13, "y": 20, "w": 12, "h": 1}}]    # 25 columns
+    assert clashes(panels) == [("b", "overlaps a"), ("d", "outside the grid")]
