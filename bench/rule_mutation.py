@@ -42,13 +42,13 @@ SWAPS = [(" <= ", " < "), (" < ", " <= "), (" >= ", " > "), (" > ", " >= "), (" 
 NUMBER = re.compile(r"(?<=[ (*+/-])(\d+)(?=[ )\],;])")
 
 
-def mutants(text):
+def mutants(text, swaps=SWAPS):
     """[(line number, description, mutated text)]: one change each, anywhere but in comments."""
     out = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
         code = line.split("//", 1)[0]
-        for old, new in SWAPS:
+        for old, new in swaps:
             start = 0
             while (k := code.find(old, start)) >= 0:
                 if not (old == "rate(" and code[k - 1:k].isalpha()):   # irate(, not a part of another name

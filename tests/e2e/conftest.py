@@ -1,6 +1,7 @@
 """Real Prometheus for end-to-end tests: started on a free loopback port, polled
 for readiness, stopped by PID."""
 import json
+import os
 import subprocess
 import sys
 import time
@@ -75,10 +76,19 @@ def case_study_history(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def case_study_prometheus(case_study_history, tmp_path_factory):
+def case_study_prometheus(request, tmp_path_factory):
     """Prometheus over the backfilled history, with our recording rules backfilled too
-    (promtool tsdb create-blocks-from rules), as a user would load a before/after window."""
-    tsdb, end = case_study_history
+    (promtool tsdb create-blocks-from rules), as a user would load a before/after window.
+    AIX_EXPORTER_CASE_STUDY_PROMETHEUS="URL END" names one already serving it (ending at END,
+    Unix seconds): bench/dashboard_mutation.py starts it once for all its runs."""
+    given = os.environ.get("AIX_EXPORTER_CASE_STUDY_PROMETHEUS")
+    if given:
+        url, end = given.split()
+        p = Prom(url, None)
+        p.end = float(end)
+        yield p
+        return
+    tsdb, end = request.getfixturevalue("case_study_history")
     tmp = tmp_path_factory.mktemp("prom-cs")
     rules = str(ROOT / "alerts" / "aix-rules.yml")
     cfg = f"global:\n  scrape_interval: 60s\n  evaluation_interval: 60s\nrule_files:\n  - {rules}\n"

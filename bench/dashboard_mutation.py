@@ -1,0 +1,166 @@
+"""Mutation score of the dashboards' source (dashboards/src/*.jsonnet, dashboards/lib).
+
+    .venv/bin/python bench/dashboard_mutation.py [--only FILE ...] [--out bench/dashboard-mutation-survivors.md]
+
+Each mutant is one change of the jsonnet: the rule mutants' kinds (bench/rule_mutation.py:
+comparisons, aggregations, sibling label values, set operators, rate functions, literal numbers)
+(but for literals of a panel's position) and the dashboards' own: read for written, one comparison window's offset for the other, a unit
+for its neighbour (binBps and Bps, percentunit and percent, bytes and decbytes), a scale moved.
+The mutated source is compiled as dashboards/build_dashboards.py does, in a copy of the tree;
+a mutant whose compiled dashboards come out unchanged, or that does not compile, is counted
+apart. The rest run the dashboard tests (tests/unit/test_dashboards.py, test_mixin_config.py,
+test_figures.py, tests/e2e/test_dashboard_meaning.py and test_dashboard_queries.py on
+Prometheus) in that copy, against one Prometheus holding the backfilled case study with the
+recording rules, started once here (AIX_EXPORTER_CASE_STUDY_PROMETHEUS); the mutant is caught
+when any fails. Prints each outcome as it is known and the score, and writes the survivors to
+--out. Needs promtool and prometheus (Debian package prometheus).
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rule_mutation  # noqa: E402
+
+ROOT = rule_mutation.ROOT
+SWAPS = rule_mutation.SWAPS + [
+    ("read_bytes", "written_bytes"), ("written_bytes", "read_bytes"), ("offset $before", "offset $after"),
+    ("offset $after", "offset $before"), ("'binBps'", "'Bps'"), ("'percentunit'", "'percent'"),
+    ("'bytes'", "'decbytes'"), ("'s'", "'ms'"), ("* 100", "* 10"), ("/ 100", "/ 10"), ("2^20", "2^30"),
+    ("/ 1024", "/ 1000"), ("sort_desc(", "sort("), ("topk by", "bottomk by"), ("'{{instance}}'", "'{{job}}'"),
+]
+TESTS = ["tests/unit/test_dashboards.py", "tests/unit/test_mixin_config.py", "tests/unit/test_figures.py",
+         "tests/e2e/test_dashboard_meaning.py", "tests/e2e/test_dashboard_queries.py"]
+
+
+LAYOUT = re.compile(r"\b(?:pos|row)\([^)]*\)")
+
+
+def layout_only(original: str, mutated: str) -> bool:
+    """A literal moved inside g.pos(...) or g.row(...): where a panel sits, not what it means.
+    Not counted: a panel moved or resized into free space is no defect, and one moved onto
+    another fails tests/unit/test_dashboards.py (no two panels share a cell)."""
+    a, b = original.split("\n"), mutated.split("\n")
+    for x, y in zip(a, b):
+        if x != y:
+            k = next(i for i, (p, q) in enumerate(zip(x, y)) if p != q)
+            return any(m.start() <= k < m.end() for m in LAYOUT.finditer(x))
+    return False
+
+
+def sources(only=None):
+    files = sorted(glob.glob(os.path.join(ROOT, "dashboards", "src", "*.jsonnet"))) + [
+        os.path.join(ROOT, "dashboards", "lib", "grafana.libsonnet")]
+    rel = [os.path.relpath(f, ROOT) for f in files]
+    return [f for f in rel if not only or os.path.basename(f) in only or f in only]
+
+
+def tree():
+    work = tempfile.mkdtemp(prefix="aix-dashboard-mutation-")
+    shutil.copytree(ROOT, os.path.join(work, "main"), symlinks=True,
+                    ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "dist", ".mutmut-cache", "demo-data"))
+    shared = os.path.join(os.path.dirname(ROOT), "shared")
+    if os.path.isdir(shared):
+        os.symlink(shared, os.path.join(work, "shared"))
+    return os.path.join(work, "main")
+
+
+def compiled(work):
+    return {f: open(f, encoding="utf-8").read() for f in sorted(glob.glob(os.path.join(work, "dashboards", "*.json")))}
+
+
+def check(work, path, text, prometheus, baseline):
+    """'compile', 'unchanged', 'caught' or 'survived' for the source ``path`` holding ``text``."""
+    with open(os.path.join(work, path), "w", encoding="utf-8") as fh:
+        fh.write(text)
+    build = subprocess.run([sys.executable, os.path.join(work, "dashboards", "build_dashboards.py")],
+                           capture_output=True, text=True, timeout=300)
+    if build.returncode != 0:
+        return "compile"
+    if {os.path.basename(k): v for k, v in compiled(work).items()} == baseline:
+        return "unchanged"
+    env = dict(os.environ, PYTHONPATH=f"{work}/exporter:{work}", AIX_EXPORTER_CASE_STUDY_PROMETHEUS=prometheus,
+               AIX_EXPORTER_REQUIRE_TOOLS="1")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-k", "not victoriametrics",
+                        *TESTS], cwd=work, env=env, capture_output=True, text=True, timeout=1800)
+    return "survived" if r.returncode == 0 else "caught"
+
+
+def case_study(work):
+    """The case study backfilled with the recording rules, as tests/e2e/conftest.py does:
+    (TSDB directory, end)."""
+    sys.path.insert(0, os.path.join(ROOT, "exporter"))
+    from aix_exporter.tools import importing, simulate
+    end = float(int(time.time()) // 60 * 60)
+    tsdb = os.path.join(work, "case-study-tsdb")
+    om = os.path.join(work, "history.om")
+    simulate.write_openmetrics("case-study", om, end=end)
+    subprocess.run([shutil.which("promtool"), "tsdb", "create-blocks-from", "openmetrics", om, tsdb], check=True,
+                   capture_output=True, timeout=600)
+    importing.backfill_rules(tsdb, [os.path.join(ROOT, "alerts", "aix-rules.yml")], int(end - 8 * 3600 - 60), int(end))
+    return tsdb, end
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", nargs="*", help="source files (aix-tape.jsonnet ...)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "dashboard-mutation-survivors.md"))
+    args = ap.parse_args()
+    if not (shutil.which("promtool") and shutil.which("prometheus")):
+        sys.exit("needs promtool and prometheus (Debian package prometheus)")
+    sys.path.insert(0, os.path.join(ROOT, "exporter"))
+    from aix_exporter.tools import tempprom
+    work = tree()
+    scratch = tempfile.mkdtemp(prefix="aix-dashboard-mutation-data-")
+    results = []
+    try:
+        tsdb, end = case_study(scratch)
+        with tempprom.serve(tsdb) as url:
+            prometheus = f"{url} {end:.0f}"
+            baseline = {os.path.basename(k): v for k, v in compiled(work).items()}
+            assert check(work, sources()[0], open(os.path.join(ROOT, sources()[0]), encoding="utf-8").read(),
+                         prometheus, baseline) in ("unchanged",), "the unmutated dashboards do not compile the same"
+            env = dict(os.environ, PYTHONPATH=f"{work}/exporter:{work}", AIX_EXPORTER_CASE_STUDY_PROMETHEUS=prometheus)
+            base = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-k",
+                                   "not victoriametrics", *TESTS], cwd=work, env=env, capture_output=True, text=True,
+                                  timeout=1800)
+            assert base.returncode == 0, f"the unmutated dashboards fail their tests:\n{base.stdout[-3000:]}"
+            todo = []
+            for path in sources(args.only):
+                original = open(os.path.join(ROOT, path), encoding="utf-8").read()
+                todo += [(path, line, what, text) for line, what, text in rule_mutation.mutants(original, SWAPS)
+                         if not layout_only(original, text)]
+            for k, (path, line, what, text) in enumerate(todo):
+                status = check(work, path, text, prometheus, baseline)
+                with open(os.path.join(ROOT, path), encoding="utf-8") as fh:   # put the source back
+                    original = fh.read()
+                with open(os.path.join(work, path), "w", encoding="utf-8") as fh:
+                    fh.write(original)
+                results.append((path, line, what, status))
+                print(f"{k + 1}/{len(todo)} {path}:{line}: {what}: {status}", flush=True)
+    finally:
+        shutil.rmtree(os.path.dirname(work), ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+    counts = {s: sum(1 for r in results if r[3] == s) for s in ("caught", "compile", "unchanged", "survived")}
+    valid = counts["caught"] + counts["survived"]
+    print(json.dumps(counts))
+    print("| source | mutants | do not compile | dashboards unchanged | caught | survived | score |\n"
+          "|---|---|---|---|---|---|---|\n"
+          f"| `dashboards/src`, `dashboards/lib` | {len(results)} | {counts['compile']} | {counts['unchanged']} | "
+          f"{counts['caught']} | {counts['survived']} | **{100 * counts['caught'] / max(valid, 1):.1f} %** |")
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write("# Surviving dashboard mutants (written by bench/dashboard_mutation.py)\n\n")
+        for path, line, what, status in results:
+            if status == "survived":
+                fh.write(f"- {path}:{line}: {what}\n")
+
+
+if __name__ == "__main__":
+    main()
