@@ -47,7 +47,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tarfile
@@ -58,6 +57,9 @@ import urllib.parse
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "exporter"))
+from aix_exporter.tools import tempprom  # noqa: E402
+
 DASHBOARDS = os.path.join(ROOT, "dashboards")
 SCHEMAS = os.path.join(DASHBOARDS, "perses", "schemas")
 OUT = os.path.join(ROOT, "docs", "dashboards")
@@ -295,7 +297,6 @@ def digest(data) -> str:
 
 def history(tsdb: str, log=print):
     """The demo's history ending at END, with the recording rules, in the blocks of ``tsdb``."""
-    sys.path.insert(0, os.path.join(ROOT, "exporter"))
     from aix_exporter.tools import importing, simulate
     promtool = _which("promtool", "Debian package prometheus")
     os.makedirs(tsdb, exist_ok=True)
@@ -312,12 +313,6 @@ def history(tsdb: str, log=print):
 
 # ---- serving and rendering ---------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait(url: str, proc, timeout: float, ok=lambda body: True):
     deadline = time.monotonic() + timeout
     last = None
@@ -333,16 +328,6 @@ def _wait(url: str, proc, timeout: float, ok=lambda body: True):
             last = e
         time.sleep(0.2)
     raise RuntimeError(f"{url} not ready after {timeout:.0f} s: {last}")
-
-
-def _stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @contextlib.contextmanager
@@ -367,7 +352,7 @@ def perses(tools: Tools, prometheus_url: str, dashboards: dict, work: str):
                    "database": {"file": {"folder": os.path.join(work, "db"), "extension": "json"}},
                    "provisioning": {"folders": [prov]},
                    "plugin": {"path": tools.plugins, "archive_path": archives}}, fh)
-    port = free_port()
+    port = tempprom.free_port()
     url = f"http://127.0.0.1:{port}"
     log = open(os.path.join(work, "perses.log"), "w")
     proc = subprocess.Popen([tools.perses, f"--config={config}", f"--web.listen-address=127.0.0.1:{port}"],
@@ -378,7 +363,7 @@ def perses(tools: Tools, prometheus_url: str, dashboards: dict, work: str):
               ok=lambda body: want <= {d["metadata"]["name"] for d in json.loads(body)})
         yield url
     finally:
-        _stop(proc)
+        tempprom.stop(proc, timeout=20)
         log.close()
 
 
@@ -412,8 +397,6 @@ def render_all(out: str, cache: str | None = None, log=print, extra: dict | None
     rendered beside them); returns {name: {"file", "panels" (what each shows), "perses"}}."""
     tools = build(cache, log)
     work = tempfile.mkdtemp(prefix="aix-render-")
-    sys.path.insert(0, os.path.join(ROOT, "exporter"))
-    from aix_exporter.tools import tempprom
     try:
         sources = {f: os.path.join(DASHBOARDS, f) for f in dashboard_files()}
         for f, board in (extra or {}).items():

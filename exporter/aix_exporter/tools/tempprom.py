@@ -39,6 +39,24 @@ def block_range(tsdb: str) -> tuple:
     return first, last
 
 
+def free_port() -> int:
+    """A free TCP port on the loopback address."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def stop(proc: subprocess.Popen, timeout: float = 30.0) -> None:
+    """End a server this process started, by its PID: SIGTERM, then SIGKILL after ``timeout``."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @contextlib.contextmanager
 def serve(tsdb: str, config: str = "", timeout: float = 120.0):
     """Yield the URL of a Prometheus serving ``tsdb`` (``config``: its prometheus.yml text)."""
@@ -47,9 +65,7 @@ def serve(tsdb: str, config: str = "", timeout: float = 120.0):
         raise TempPrometheusError("prometheus not found (Debian package prometheus)")
     if not os.path.isdir(tsdb):
         raise TempPrometheusError(f"{tsdb}: no such directory")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     work = tempfile.mkdtemp(prefix="aix-exporter-prometheus-")
     before = set(os.listdir(tsdb))
@@ -76,12 +92,7 @@ def serve(tsdb: str, config: str = "", timeout: float = 120.0):
                     time.sleep(0.2)
             yield url
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
         for name in set(os.listdir(tsdb)) - before:
             if name in LEFT_BEHIND:
                 path = os.path.join(tsdb, name)
