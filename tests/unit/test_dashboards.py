@@ -123,3 +123,47 @@ def test_overlapping_or_overflowing_panels_are_found():
               {"title": "c", "gridPos": {"x": 12, "y": 0, "w": 12, "h": 7}},     # touches a and b, shares nothing
               {"title": "d", "gridPos": {"x": 13, "y": 20, "w": 12, "h": 1}}]    # 25 columns
     assert clashes(panels) == [("b", "overlaps a"), ("d", "outside the grid")]
+
+
+def table_columns(board, title_start):
+    """[(column heading, what feeds it)] of a table panel, in the order Grafana shows them: a
+    query's value (its expression) or a label, after the organize transformation."""
+    panel = next(p for p in dashboards()[board]["panels"] if p["title"].startswith(title_start))
+    organize = next(t["options"] for t in panel["transformations"] if t["id"] == "organize")
+    exprs = {f"Value #{t['refId']}": t["expr"] for t in panel["targets"]}
+    order = sorted(organize["indexByName"], key=organize["indexByName"].get)
+    assert not set(order) & {k for k, v in organize["excludeByName"].items() if v}
+    return [(organize["renameByName"].get(k, k), exprs.get(k, f"label {k}")) for k in order]
+
+
+# (heading, a part of the feeding expression that only the right query has), written by hand
+TABLES = {
+    ("aix-4k-vs-16m.json", "Comparison"): [
+        ("Figure", "label figure"), ("Before (base)", "offset $before"), ("After", "offset $after"),
+        ("After / before", ") / (")],
+    ("aix-before-after.json", "$instance: 4 KB regime"): [
+        ("Figure", "label figure"), ("Before (4 KB)", 'regime="4K"'), ("After (16 MB)", 'regime="16M"'),
+        ("After / before", ") / ("), ("Verdict", ") / (")],
+    ("aix-fleet-census.json", "Fleet: state"): [
+        ("LPAR", "label instance"), ("State", "aix:census_regime:code"), ("System / user CPU", "aix:cpu_sys_per_user:ratio"),
+        ("pin_seg_range miss ratio", "aix:pin_lock_miss:ratio"), ("Pin lock misses/s", "aix:pin_lock_misses:rate"),
+        ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("Job", "label job")],
+}
+
+
+@pytest.mark.parametrize("board, title", sorted(TABLES))
+def test_every_table_column_has_its_heading_over_its_own_query(board, title):
+    columns = table_columns(board, title)
+    assert [h for h, _ in columns] == [h for h, _ in TABLES[(board, title)]]
+    for (heading, feed), (_, part) in zip(columns, TABLES[(board, title)]):
+        assert part in feed, (heading, part, feed[:200])
+    before_after = dict(columns)
+    if "Before (4 KB)" in before_after:   # the before column reads only the 4 KB regime, the after only 16 MB
+        assert 'regime="16M"' not in before_after["Before (4 KB)"]
+        assert 'regime="4K"' not in before_after["After (16 MB)"]
+    if "Before (base)" in before_after:
+        assert "$after" not in before_after["Before (base)"] and "$before" not in before_after["After"]
+    if "After / before" in before_after:   # after over before: the numerator is the after window's
+        numerator = before_after["After / before"].split(") / (", 1)[0]
+        assert ('regime="16M"' in numerator or "offset $after" in numerator), numerator[:200]
+        assert 'regime="4K"' not in numerator and "offset $before" not in numerator, numerator[:200]
