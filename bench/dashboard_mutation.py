@@ -162,11 +162,11 @@ def main():
           "|---|---|---|---|---|---|---|\n"
           f"| `dashboards/src`, `dashboards/lib`{sampled} | {len(results)} | {counts['compile']} | {counts['unchanged']} | "
           f"{counts['caught']} | {counts['survived']} | **{100 * counts['caught'] / max(valid, 1):.1f} %** |")
-    with open(args.out, "w", encoding="utf-8") as fh:
-        fh.write("# Surviving dashboard mutants (written by bench/dashboard_mutation.py)\n\n")
-        for path, line, what, status in results:
-            if status == "survived":
-                fh.write(f"- {path}:{line}: {what}\n")
+    eq, unexplained = rule_mutation.write_survivors(
+        args.out, "Surviving dashboard mutants (written by bench/dashboard_mutation.py)",
+        [(path, line, what) for path, line, what, status in results if status == "survived"])
+    print(f"survivors: {eq} explained as equivalent, {unexplained} unexplained; "
+          f"score counting the explained as caught: {100 * (counts['caught'] + eq) / max(valid, 1):.1f} %")
 
 
 if __name__ == "__main__":

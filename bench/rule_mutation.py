@@ -107,6 +107,33 @@ def check(work, text, promtool, baseline=None):
     return "survived"
 
 
+EQUIVALENT = os.path.join(ROOT, "bench", "rule-mutation-equivalent.yml")
+
+
+def write_survivors(out: str, title: str, survivors: list) -> tuple:
+    """Write ``survivors`` [(source, line number, what)] to ``out``, each with the reason it is
+    equivalent when bench/rule-mutation-equivalent.yml has an entry for its source whose
+    ``line`` is part of the mutated line and whose ``mutant`` is its description; returns
+    (explained, unexplained) counts."""
+    import yaml
+    with open(EQUIVALENT, encoding="utf-8") as fh:
+        known = yaml.safe_load(fh) or []
+    lines = {}
+    explained = 0
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write(f"# {title}\n\nEach survivor with its line; 'equivalent:' gives the reason from "
+                 "bench/rule-mutation-equivalent.yml, **unexplained** marks one a test should kill.\n\n")
+        for source, line, what in survivors:
+            if source not in lines:
+                lines[source] = open(os.path.join(ROOT, source), encoding="utf-8").read().split("\n")
+            text = lines[source][line - 1]
+            why = next((e["why"] for e in known if e["source"] == source and e["mutant"] == what and e["line"] in text),
+                       None)
+            explained += why is not None
+            fh.write(f"- {source}:{line}: {what}\n  - {'equivalent: ' + why if why else '**unexplained**'}\n")
+    return explained, len(survivors) - explained
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=2)
@@ -141,11 +168,10 @@ def main():
           f"| `{SOURCE}` | {len(results)} | {counts['compile']} | {counts['unchanged']} | {counts['caught']} | "
           f"{counts['survived']} | "
           f"**{100 * counts['caught'] / max(valid, 1):.1f} %** |")
-    with open(args.out, "w", encoding="utf-8") as fh:
-        fh.write("# Surviving rule mutants (written by bench/rule_mutation.py)\n\n")
-        for line, what, status in results:
-            if status == "survived":
-                fh.write(f"- {SOURCE}:{line}: {what}\n")
+    eq, unexplained = write_survivors(args.out, "Surviving rule mutants (written by bench/rule_mutation.py)",
+                                      [(SOURCE, line, what) for line, what, status in results if status == "survived"])
+    print(f"survivors: {eq} explained as equivalent, {unexplained} unexplained; "
+          f"score counting the explained as caught: {100 * (counts['caught'] + eq) / max(valid, 1):.1f} %")
 
 
 if __name__ == "__main__":
