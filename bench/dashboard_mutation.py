@@ -140,21 +140,21 @@ def main():
             todo = []
             for path in sources(args.only):
                 original = open(os.path.join(ROOT, path), encoding="utf-8").read()
-                todo += [(path, line, what, text) for line, what, text in rule_mutation.mutants(original, SWAPS)
+                todo += [(path, line, what, text, col) for line, what, text, col in rule_mutation.mutants(original, SWAPS)
                          if not layout_only(original, text)]
             todo = todo[::args.sample]
-            for k, (path, line, what, text) in enumerate(todo):
+            for k, (path, line, what, text, col) in enumerate(todo):
                 status = check(work, path, text, prometheus, baseline)
                 with open(os.path.join(ROOT, path), encoding="utf-8") as fh:   # put the source back
                     original = fh.read()
                 with open(os.path.join(work, path), "w", encoding="utf-8") as fh:
                     fh.write(original)
-                results.append((path, line, what, status))
-                print(f"{k + 1}/{len(todo)} {path}:{line}: {what}: {status}", flush=True)
+                results.append((path, line, col, what, status))
+                print(f"{k + 1}/{len(todo)} {path}:{line}:{col}: {what}: {status}", flush=True)
     finally:
         shutil.rmtree(os.path.dirname(work), ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
-    counts = {s: sum(1 for r in results if r[3] == s) for s in ("caught", "compile", "unchanged", "survived")}
+    counts = {s: sum(1 for r in results if r[4] == s) for s in ("caught", "compile", "unchanged", "survived")}
     valid = counts["caught"] + counts["survived"]
     sampled = f" (every {args.sample}th mutant)" if args.sample > 1 else ""
     print(json.dumps(counts))
@@ -164,7 +164,7 @@ def main():
           f"{counts['caught']} | {counts['survived']} | **{100 * counts['caught'] / max(valid, 1):.1f} %** |")
     eq, unexplained = rule_mutation.write_survivors(
         args.out, "Surviving dashboard mutants (written by bench/dashboard_mutation.py)",
-        [(path, line, what) for path, line, what, status in results if status == "survived"])
+        [(path, line, col, what) for path, line, col, what, status in results if status == "survived"])
     print(f"survivors: {eq} explained as equivalent, {unexplained} unexplained; "
           f"score counting the explained as caught: {100 * (counts['caught'] + eq) / max(valid, 1):.1f} %")
 

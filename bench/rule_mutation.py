@@ -43,7 +43,8 @@ NUMBER = re.compile(r"(?<=[ (*+/-])(\d+)(?=[ )\],;])")
 
 
 def mutants(text, swaps=SWAPS):
-    """[(line number, description, mutated text)]: one change each, anywhere but in comments."""
+    """[(line number, description, mutated text, column)]: one change each, anywhere but in
+    comments; the column is where the change starts in its line (0-based)."""
     out = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -53,14 +54,14 @@ def mutants(text, swaps=SWAPS):
             while (k := code.find(old, start)) >= 0:
                 if not (old == "rate(" and code[k - 1:k].isalpha()):   # irate(, not a part of another name
                     m = lines[:i] + [line[:k] + new + line[k + len(old):]] + lines[i + 1:]
-                    out.append((i + 1, f"{old.strip()} -> {new.strip()}", "\n".join(m)))
+                    out.append((i + 1, f"{old.strip()} -> {new.strip()}", "\n".join(m), k))
                 start = k + len(old)
         for n in NUMBER.finditer(code):
             if "%" in code[max(0, n.start() - 2):n.start()]:
                 continue
             value = int(n.group(1))
             m = lines[:i] + [line[:n.start()] + str(value + 1) + line[n.end():]] + lines[i + 1:]
-            out.append((i + 1, f"{value} -> {value + 1}", "\n".join(m)))
+            out.append((i + 1, f"{value} -> {value + 1}", "\n".join(m), n.start()))
     return out
 
 
@@ -111,26 +112,27 @@ EQUIVALENT = os.path.join(ROOT, "bench", "rule-mutation-equivalent.yml")
 
 
 def write_survivors(out: str, title: str, survivors: list) -> tuple:
-    """Write ``survivors`` [(source, line number, what)] to ``out``, each with the reason it is
-    equivalent when bench/rule-mutation-equivalent.yml has an entry for its source whose
-    ``line`` is part of the mutated line and whose ``mutant`` is its description; returns
-    (explained, unexplained) counts."""
+    """Write ``survivors`` [(source, line number, column, what)] to ``out``, each with the
+    reason it is equivalent when bench/rule-mutation-equivalent.yml has an entry for its source
+    whose ``at`` is the text of the original line from the mutated column on (its start) and
+    whose ``mutant`` is its description; returns (explained, unexplained) counts."""
     import yaml
     with open(EQUIVALENT, encoding="utf-8") as fh:
         known = yaml.safe_load(fh) or []
     lines = {}
     explained = 0
     with open(out, "w", encoding="utf-8") as fh:
-        fh.write(f"# {title}\n\nEach survivor with its line; 'equivalent:' gives the reason from "
+        fh.write(f"# {title}\n\nEach survivor with its line and column; 'equivalent:' gives the reason from "
                  "bench/rule-mutation-equivalent.yml, **unexplained** marks one a test should kill.\n\n")
-        for source, line, what in survivors:
+        for source, line, col, what in survivors:
             if source not in lines:
                 lines[source] = open(os.path.join(ROOT, source), encoding="utf-8").read().split("\n")
-            text = lines[source][line - 1]
-            why = next((e["why"] for e in known if e["source"] == source and e["mutant"] == what and e["line"] in text),
-                       None)
+            text = lines[source][line - 1][col:]
+            why = next((e["why"] for e in known
+                        if e["source"] == source and e["mutant"] == what and text.startswith(e["at"])), None)
             explained += why is not None
-            fh.write(f"- {source}:{line}: {what}\n  - {'equivalent: ' + why if why else '**unexplained**'}\n")
+            fh.write(f"- {source}:{line}:{col}: {what} at `{text[:60]}`\n"
+                     f"  - {'equivalent: ' + why if why else '**unexplained**'}\n")
     return explained, len(survivors) - explained
 
 
@@ -148,19 +150,19 @@ def main():
         baseline = compiled(works[0])
 
         def one(k):
-            line, what, mutated = todo[k]
-            return line, what, check(works[k % args.jobs], mutated, promtool, baseline)
+            line, what, mutated, col = todo[k]
+            return line, what, col, check(works[k % args.jobs], mutated, promtool, baseline)
         results = []
         with cf.ThreadPoolExecutor(args.jobs) as pool:
             # each worker tree is used by one thread at a time: job k runs in tree k % jobs
             for start in range(0, len(todo), args.jobs):
-                for line, what, status in pool.map(one, range(start, min(start + args.jobs, len(todo)))):
-                    results.append((line, what, status))
-                    print(f"{len(results)}/{len(todo)} {SOURCE}:{line}: {what}: {status}", flush=True)
+                for line, what, col, status in pool.map(one, range(start, min(start + args.jobs, len(todo)))):
+                    results.append((line, what, col, status))
+                    print(f"{len(results)}/{len(todo)} {SOURCE}:{line}:{col}: {what}: {status}", flush=True)
     finally:
         for w in works:
             shutil.rmtree(w, ignore_errors=True)
-    counts = {s: sum(1 for r in results if r[2] == s) for s in ("caught", "compile", "unchanged", "survived")}
+    counts = {s: sum(1 for r in results if r[3] == s) for s in ("caught", "compile", "unchanged", "survived")}
     valid = counts["caught"] + counts["survived"]
     print(json.dumps(counts))
     print(f"| source | mutants | do not compile | rules unchanged | caught | survived | score |\n"
@@ -169,7 +171,8 @@ def main():
           f"{counts['survived']} | "
           f"**{100 * counts['caught'] / max(valid, 1):.1f} %** |")
     eq, unexplained = write_survivors(args.out, "Surviving rule mutants (written by bench/rule_mutation.py)",
-                                      [(SOURCE, line, what) for line, what, status in results if status == "survived"])
+                                      [(SOURCE, line, col, what) for line, what, col, status in results
+                                       if status == "survived"])
     print(f"survivors: {eq} explained as equivalent, {unexplained} unexplained; "
           f"score counting the explained as caught: {100 * (counts['caught'] + eq) / max(valid, 1):.1f} %")
 
