@@ -182,3 +182,58 @@ def test_4k_vs_16m_stat_panels_are_the_models_figure_over_their_window(case_stud
     want = statistics.mean(fn(m.state(end - 60 * k)) for k in range(60))
     kind, amount = tol
     assert got == (pytest.approx(want, rel=amount) if kind == "rel" else pytest.approx(want, abs=amount)), (title, got, want)
+
+
+# the 4K-versus-16M dashboard's two charts of "now" against "$before earlier" (5h30m): each
+# series 30 minutes before the history's end (16 MB pages) is the model's figure then, and its
+# earlier series the model's figure 5h30m before that (4 KB pages)
+SHIFTED = [
+    ("Tape throughput: now and $before earlier", "{{instance}} now", None, 0, lambda s: s.total_mibps * MIB, ("rel", 0.06)),
+    ("Tape throughput: now and $before earlier", "{{instance}} $before earlier", None, 5.5,
+     lambda s: s.total_mibps * MIB, ("rel", 0.06)),
+    ("CPU user and sys: now and $before earlier", "{{instance}} {{mode}} now", {"mode": "user"}, 0,
+     lambda s: s.cpu["us"] / 100, ("abs", 0.01)),
+    ("CPU user and sys: now and $before earlier", "{{instance}} {{mode}} now", {"mode": "sys"}, 0,
+     lambda s: s.cpu["sy"] / 100, ("abs", 0.01)),
+    ("CPU user and sys: now and $before earlier", "{{instance}} {{mode}} $before earlier", {"mode": "user"}, 5.5,
+     lambda s: s.cpu["us"] / 100, ("abs", 0.01)),
+    ("CPU user and sys: now and $before earlier", "{{instance}} {{mode}} $before earlier", {"mode": "sys"}, 5.5,
+     lambda s: s.cpu["sy"] / 100, ("abs", 0.01)),
+]
+
+
+@pytest.mark.parametrize("title,legend,match,hours_earlier,fn,tol", SHIFTED,
+                         ids=[f"{t}:{l}:{m}" for t, l, m, _, _, _ in SHIFTED])
+def test_now_and_earlier_series_are_the_models_figures_then(case_study_prometheus, title, legend, match, hours_earlier,
+                                                             fn, tol):
+    p = case_study_prometheus
+    when = p.end - 1800
+    got = panel_value(p, panel_target("aix-4k-vs-16m.json", title, legend), when, match)
+    want = model_value(p, fn, when - hours_earlier * 3600)
+    assert got is not None, (title, legend, match)
+    kind, amount = tol
+    assert got == (pytest.approx(want, rel=amount) if kind == "rel" else pytest.approx(want, abs=amount)), \
+        (title, legend, match, got, want)
+
+
+def test_the_regime_tables_verdict_and_the_fleet_ratios(case_study_prometheus):
+    """The before/after-by-regime dashboard's verdict column (1: moved the good way beyond the
+    "same" band, -1: the bad way, 0: within it or a figure that does not decide) and its fleet
+    table of after/before ratios, on the case study: tape up 2.7 times (higher is better),
+    system per user CPU down to a fifth and the pin miss ratio to a fiftieth (lower is
+    better): all three deciding figures say better; user CPU went up about ten times."""
+    p = case_study_prometheus
+    board = dashboards()["aix-before-after.json"]["panels"]
+
+    def values(panel, k, key):
+        expr = substitute(panel["targets"][k]["expr"]).replace('instance=~".*"', INSTANCE)
+        return {r["metric"].get(key, r["metric"].get("instance")): float(r["value"][1]) for r in p.query(expr, p.end)}
+    verdict = values(board[0], 3, "figure")
+    assert verdict == {"1 Tape throughput (MiB/s)": 1, "2 Tape transfers (/s)": 0, "3 User CPU (%)": 0, "4 System CPU (%)": 0,
+                       "5 Wait (%)": 0, "6 System / user CPU": 1, "7 Physical CPU seconds per GiB to tape": 0,
+                       "8 pin_seg_range miss ratio": 1, "9 Memory in 4 KB pages (GiB)": 0,
+                       "10 Memory in 16 MB pages (GiB)": 0, "11 lgpg_regions": 0}
+    fleet = next(x for x in board if x["title"].startswith("Fleet"))
+    tape, user = values(fleet, 0, "instance"), values(fleet, 1, "instance")
+    assert tape == {"tsmsrv01:10990": pytest.approx(378 / 139, rel=0.06)}
+    assert user == {"tsmsrv01:10990": pytest.approx(29.3 / 3.0, rel=0.1)}

@@ -167,3 +167,52 @@ def test_every_table_column_has_its_heading_over_its_own_query(board, title):
         numerator = before_after["After / before"].split(") / (", 1)[0]
         assert ('regime="16M"' in numerator or "offset $after" in numerator), numerator[:200]
         assert 'regime="4K"' not in numerator and "offset $before" not in numerator, numerator[:200]
+
+
+def unit_of(expr):
+    """The Grafana unit a query's result has, from the Prometheus naming conventions of what it
+    reads (base units in the metric name), or None where the name does not say: a share of two
+    byte counts or a *_ratio is a fraction (percentunit), a rate of bytes is bytes per second
+    (binBps: the case study's MB/s are MiB/s), a byte gauge bytes, *_seconds seconds; figures
+    already scaled (/ 1048576, * 100) and counts say nothing."""
+    if re.search(r"1048576|2\^20|\* 100\b|^count", expr):
+        return None
+    if "acquisitions" in expr:          # acquisitions x miss ratio: misses, a count
+        return None
+    if "cpu_sys_per_user" in expr:      # system CPU per user CPU: a plain number ("15 vs 3")
+        return "short"
+    if re.search(r"_bytes\{[^}]*\}\s*/\s*\w+_bytes\{", expr) or re.search(r"_ratio\b|:ratio\b", expr):
+        return "percentunit"
+    if "bytes" in expr and re.search(r"\b(?:i?rate)\(|:rate5m\b", expr):
+        return "binBps"
+    if re.search(r"_bytes\b", expr):
+        return "bytes"
+    if re.search(r"_seconds\b", expr):
+        return "s"
+    return None
+
+
+def test_the_unit_rule_reads_the_names():
+    assert unit_of('aix_paging_space_inuse_bytes{a="b"} / aix_paging_space_size_bytes{a="b"}') == "percentunit"
+    assert unit_of("rate(aix_tape_read_bytes_total{x}[5m])") == "binBps"
+    assert unit_of("aix_memory_page_inuse_bytes{x}") == "bytes"
+    assert unit_of("aix:pin_lock_miss:ratio{x}") == "percentunit"
+    assert unit_of("sum by (instance) (aix:tape_bytes_all:rate5m{x}) / 1048576") is None
+    assert unit_of("time() - aix_splat_report_timestamp_seconds{x}") == "s"
+    assert unit_of("aix_tape_transfers_per_second{x}") is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_chart_and_stat_has_the_unit_its_queries_measure_in(name):
+    """A panel whose queries' names say their unit shows that unit: a ratio drawn as
+    'percent' reads 100 times too small, bytes per second drawn as 'bytes' look like a size."""
+    checked = 0
+    for p in dashboards()[name]["panels"]:
+        if p["type"] not in ("timeseries", "stat"):
+            continue
+        units = {unit_of(t["expr"]) for t in p["targets"]} - {None}
+        assert len(units) <= 1, (p["title"], units)
+        if units:
+            assert p["fieldConfig"]["defaults"]["unit"] == units.pop(), p["title"]
+            checked += 1
+    assert checked >= {"aix-fleet-census.json": 0, "aix-large-pages.json": 1, "aix-before-after.json": 1}.get(name, 2)
