@@ -1,0 +1,150 @@
+"""The web configuration's security defaults and limits, each asserted with its value
+(webconfig.py; the real TLS and basic-auth clients are tests/e2e/test_tls_auth.py)."""
+import base64
+import ssl
+import subprocess
+
+import pytest
+
+from aix_exporter import purebcrypt, webconfig
+from aix_exporter.config import ConfigError
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory):
+    d = tmp_path_factory.mktemp("pki")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out",
+                    "server.crt", "-days", "2", "-subj", "/CN=127.0.0.1"], cwd=d, check=True, capture_output=True)
+    return d
+
+
+def load(tmp_path, text):
+    p = tmp_path / "web.yml"
+    p.write_text(text)
+    return webconfig.load(str(p))
+
+
+def basic(user, password):
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+def tls_yaml(pki, extra=""):
+    return f"tls_server_config:\n  cert_file: {pki}/server.crt\n  key_file: {pki}/server.key\n{extra}"
+
+
+def test_without_a_file_nothing_is_required():
+    wc = webconfig.load(None)
+    assert wc.ssl_context is None and wc.users == {}
+    assert wc.authorized(None) is True and wc.known(None) is True
+
+
+def test_tls_defaults_to_tls_1_2_at_least_and_no_client_certificate(pki, tmp_path):
+    wc = load(tmp_path, tls_yaml(pki))
+    assert wc.ssl_context.minimum_version == ssl.TLSVersion.TLSv1_2
+    assert wc.ssl_context.verify_mode == ssl.CERT_NONE
+    assert wc.cert_files == (f"{pki}/server.crt", f"{pki}/server.key")
+
+
+@pytest.mark.parametrize("name, version", [("TLS10", ssl.TLSVersion.TLSv1), ("TLS11", ssl.TLSVersion.TLSv1_1),
+                                           ("TLS12", ssl.TLSVersion.TLSv1_2), ("TLS13", ssl.TLSVersion.TLSv1_3)])
+def test_each_min_version_maps_to_its_own_protocol(pki, tmp_path, name, version):
+    assert load(tmp_path, tls_yaml(pki, f"  min_version: {name}\n")).ssl_context.minimum_version == version
+
+
+@pytest.mark.parametrize("auth, mode", [("NoClientCert", ssl.CERT_NONE), ("VerifyClientCertIfGiven", ssl.CERT_OPTIONAL),
+                                        ("RequireAndVerifyClientCert", ssl.CERT_REQUIRED)])
+def test_each_client_auth_type_maps_to_its_verify_mode(pki, tmp_path, auth, mode):
+    extra = f"  client_auth_type: {auth}\n" + (f"  client_ca_file: {pki}/server.crt\n" if auth != "NoClientCert" else "")
+    assert load(tmp_path, tls_yaml(pki, extra)).ssl_context.verify_mode == mode
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("  client_auth_type: RequireAnyClientCert\n", "client_auth_type RequireAnyClientCert: Python's TLS verifies"),
+    ("  client_auth_type: RequestClientCert\n", "client_auth_type RequestClientCert: Python's TLS verifies"),
+    ("  client_auth_type: RequireAndVerifyClientCert\n", "client_auth_type RequireAndVerifyClientCert needs client_ca_file"),
+    ("  client_auth_type: VerifyClientCertIfGiven\n", "client_auth_type VerifyClientCertIfGiven needs client_ca_file"),
+    ("  min_version: TLS14\n", "min_version 'TLS14' is not one of TLS10, TLS11, TLS12, TLS13"),
+    ("  cipher_suites: [TLS_AES_128_GCM_SHA256]\n", "tls_server_config: cipher_suites not supported here"),
+    ("  ciphers: x\n", "tls_server_config: unknown key(s) ciphers"),
+])
+def test_weaker_or_unknown_tls_settings_are_refused_by_name(pki, tmp_path, extra, message):
+    with pytest.raises(ConfigError) as e:
+        load(tmp_path, tls_yaml(pki, extra))
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("http_server_config:\n  http2: true\n", "http_server_config not supported here"),
+    ("tls_server_config:\n  cert_file: a.crt\n", "tls_server_config needs cert_file and key_file"),
+    ("basic_auth_users:\n  admin: secret\n", "basic_auth_users.admin: expected a bcrypt hash"),
+    ("basic_auth_users:\n  admin: $2b$04$short\n", "basic_auth_users.admin: malformed bcrypt hash"),
+    ("basic_auth_users: [admin]\n", "basic_auth_users: expected a mapping of user to bcrypt hash"),
+    ("listen: 1\n", "unknown key(s) listen"),
+])
+def test_a_wrong_file_is_one_clear_error(tmp_path, text, message):
+    with pytest.raises(ConfigError) as e:
+        load(tmp_path, text)
+    assert message in str(e.value)
+
+
+def test_the_limits_are_what_their_comments_say():
+    assert webconfig.MAX_PASSWORD_BYTES == 72     # what bcrypt reads; longer is refused
+    assert webconfig.MAX_GOOD_CREDENTIALS == 64
+    assert webconfig.MAX_BAD_CREDENTIALS == 1000
+
+
+@pytest.fixture
+def users(tmp_path):
+    hashed = purebcrypt.hashpw(b"secret", b"0123456789abcdef", 4)   # cost 4: fast, same rules
+    return load(tmp_path, f"basic_auth_users:\n  admin: '{hashed.decode()}'\n")
+
+
+def test_only_the_right_user_and_password_pass(users):
+    assert users.authorized(basic("admin", "secret")) is True
+    assert users.authorized(basic("admin", "Secret")) is False
+    assert users.authorized(basic("nobody", "secret")) is False        # checked against the dummy hash
+    assert users.authorized("Bearer abc") is False
+    assert users.authorized(None) is False
+    assert users.authorized("Basic %%%") is False
+
+
+def test_a_password_of_73_bytes_is_refused_before_bcrypt_and_72_is_checked(users, monkeypatch):
+    calls = []
+    real = users.checkpw
+    users.checkpw = lambda s, h: calls.append(len(s)) or real(s, h)
+    assert users.authorized(basic("admin", "x" * 73)) is False
+    assert users.known(basic("admin", "x" * 73)) is False
+    assert calls == []
+    assert users.authorized(basic("admin", "x" * 72)) is False
+    assert calls == [72]
+
+
+def test_answers_are_remembered_right_apart_from_wrong(users):
+    assert users.known(basic("admin", "secret")) is None      # only bcrypt can tell yet
+    assert users.authorized(basic("admin", "secret")) is True
+    assert users.known(basic("admin", "secret")) is True
+    assert users.authorized(basic("admin", "wrong")) is False
+    assert users.known(basic("admin", "wrong")) is False
+    assert len(users._good) == 1 and len(users._bad) == 1
+
+
+def test_wrong_answers_are_bounded_and_the_oldest_forgotten_first(users, monkeypatch):
+    monkeypatch.setattr(webconfig, "MAX_BAD_CREDENTIALS", 3)
+    users.checkpw = lambda s, h: False
+    for k in range(4):
+        users.authorized(basic("admin", f"guess{k}"))
+    assert len(users._bad) == 3
+    assert users.known(basic("admin", "guess0")) is None          # forgotten, the oldest
+    assert users.known(basic("admin", "guess3")) is False
+
+
+def test_right_answers_are_bounded_and_a_flood_of_wrong_ones_keeps_them(users, monkeypatch):
+    monkeypatch.setattr(webconfig, "MAX_GOOD_CREDENTIALS", 2)
+    monkeypatch.setattr(webconfig, "MAX_BAD_CREDENTIALS", 2)
+    users.checkpw = lambda s, h: s.startswith(b"ok")
+    users.users["other"] = users.users["admin"]
+    assert users.authorized(basic("admin", "ok1")) and users.authorized(basic("other", "ok2"))
+    for k in range(5):
+        users.authorized(basic("admin", f"bad{k}"))
+    assert users.known(basic("admin", "ok1")) is True and users.known(basic("other", "ok2")) is True
+    assert users.authorized(basic("admin", "ok3")) is True                # a third right one: the set starts again
+    assert len(users._good) == 1
