@@ -216,3 +216,29 @@ def test_each_chart_and_stat_has_the_unit_its_queries_measure_in(name):
             assert p["fieldConfig"]["defaults"]["unit"] == units.pop(), p["title"]
             checked += 1
     assert checked >= {"aix-fleet-census.json": 0, "aix-large-pages.json": 1, "aix-before-after.json": 1}.get(name, 2)
+
+
+def test_the_census_state_column_names_each_code_of_the_rule_and_formats_each_figure():
+    """aix:census_regime:code's five codes (alerts/alerts.libsonnet) as the State column shows
+    them, worst first, and each figure column's format, written by hand."""
+    table = next(p for p in dashboards()["aix-fleet-census.json"]["panels"] if p["title"].startswith("Fleet: state"))
+    by_column = {o["matcher"]["options"]: {pr["id"]: pr["value"] for pr in o["properties"]}
+                 for o in table["fieldConfig"]["overrides"]}
+    states = {int(k): v["text"] for k, v in by_column["State"]["mappings"][0]["options"].items()}
+    assert states == {4: "down after ANR0358E", 3: "mandatory at risk", 2: "falling back to 4 KB", 1: "16 MB pages",
+                      0: "4 KB pages"}
+    from aix_exporter.report.census import STATES
+    assert states == STATES   # report --census names the states the same way
+    colours = [by_column["State"]["mappings"][0]["options"][str(k)]["color"] for k in (4, 3, 2, 1, 0)]
+    assert colours == ["dark-red", "red", "orange", "green", "blue"]
+    assert {k: v for k, v in by_column.items() if k != "State"} == {
+        "System / user CPU": {"decimals": 2}, "pin_seg_range miss ratio": {"unit": "percentunit"},
+        "Pin lock misses/s": {"decimals": 0}, "Tape MiB/s": {"decimals": 1}}
+    sort = next(t["options"]["sort"] for t in table["transformations"] if t["id"] == "sortBy")
+    assert sort == [{"field": "State", "desc": True}, {"field": "System / user CPU", "desc": True}]
+
+
+def test_the_top_panels_rank_five_per_lpar():
+    exprs = {p["title"]: p["targets"][0]["expr"] for p in dashboards()["aix-lock-contention.json"]["panels"]}
+    assert exprs["Top functions by lock misses"].startswith("topk by (instance) (5, ")
+    assert exprs["Top locks: acquisitions"].startswith("topk by (instance) (5, ")
