@@ -242,3 +242,20 @@ def test_the_top_panels_rank_five_per_lpar():
     exprs = {p["title"]: p["targets"][0]["expr"] for p in dashboards()["aix-lock-contention.json"]["panels"]}
     assert exprs["Top functions by lock misses"].startswith("topk by (instance) (5, ")
     assert exprs["Top locks: acquisitions"].startswith("topk by (instance) (5, ")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_with_several_lpars_selectable_every_series_names_its_lpar(name):
+    """Where the LPAR picker takes several (multi), each chart and stat series' legend starts
+    with its LPAR, so two LPARs' rmt0 or dsmserv are never one name twice; fleet-wide counts
+    (count(...)) have no LPAR. A single-LPAR dashboard names it in the panel titles."""
+    d = dashboards()[name]
+    picker = next(v for v in d["templating"]["list"] if v["name"] == "instance")
+    for p in d["panels"]:
+        if p["type"] not in ("timeseries", "stat"):
+            continue
+        for t in p["targets"]:
+            if picker.get("multi") and not t["expr"].startswith("count("):
+                assert t["legendFormat"].startswith("{{instance}}"), (p["title"], t["legendFormat"])
+            elif not picker.get("multi"):
+                assert p["title"].startswith("$instance"), p["title"]
