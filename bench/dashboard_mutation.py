@@ -4,7 +4,8 @@
 
 Each mutant is one change of the jsonnet: the rule mutants' kinds (bench/rule_mutation.py:
 comparisons, aggregations, sibling label values, set operators, rate functions, literal numbers)
-(but for literals of a panel's position) and the dashboards' own: read for written, one comparison window's offset for the other, a unit
+(but for what not_meaning() names: a panel's position, prose, how a line is drawn; counted
+apart) and the dashboards' own: read for written, one comparison window's offset for the other, a unit
 for its neighbour (binBps and Bps, percentunit and percent, bytes and decbytes), a scale moved.
 The mutated source is compiled as dashboards/build_dashboards.py does, in a copy of the tree;
 a mutant whose compiled dashboards come out unchanged, or that does not compile, is counted
@@ -43,20 +44,36 @@ TESTS = ["tests/unit/test_dashboards.py", "tests/unit/test_mixin_config.py", "te
 
 
 LAYOUT = re.compile(r"\b(?:pos|row)\([^)]*\)")
-PROSE = re.compile(r"desc='(?:[^'\\]|\\.)*'|^\s*'(?:[^'\\]|\\.)*',?\s*$")
+# a quoted string with no PromQL in it (no selector, no range, no %s to fill, and words): a
+# title, heading, legend text or description
+PROSE = re.compile(r"'(?:[^'{\[\\]|\\.)*'")
+# how a panel is drawn, not what it shows: line width, fill, tooltip sharing, the built-in
+# annotation's switches and colour, a variable's refresh, sort and visibility
+COSMETIC = re.compile(r"\b(?:lineWidth|fillOpacity|graphTooltip|builtIn|hide|refresh|sort):\s*[^,}]*|rgba\([^)]*\)"
+                      r"|fillOpacity: if stack then \d+ else \d+")
 
 
-def layout_only(original: str, mutated: str) -> bool:
-    """A literal moved inside g.pos(...) or g.row(...), or inside a panel's or dashboard's
-    description: where a panel sits or what its prose says, not what it shows. Not counted: a
-    panel moved or resized into free space is no defect, and one moved onto another fails
-    tests/unit/test_dashboards.py (no two panels share a cell)."""
+def not_meaning(original: str, mutated: str):
+    """Why a mutant changes nothing a test of meaning could see, or None: 'layout' (a literal of
+    g.pos(...) or g.row(...): a panel moved or resized into free space is no defect, one moved
+    onto another fails tests/unit/test_dashboards.py), 'prose' (a number in a title, heading or
+    description) or 'cosmetic' (how a line is drawn)."""
     a, b = original.split("\n"), mutated.split("\n")
     for x, y in zip(a, b):
         if x != y:
             k = next(i for i, (p, q) in enumerate(zip(x, y)) if p != q)
-            return any(m.start() <= k < m.end() for m in list(LAYOUT.finditer(x)) + list(PROSE.finditer(x)))
-    return False
+            for why, pattern in (("layout", LAYOUT), ("cosmetic", COSMETIC)):
+                if any(m.start() <= k < m.end() for m in pattern.finditer(x)):
+                    return why
+            if re.match(r"\d", x[k:]) and any(m.start() <= k < m.end() and re.search(r"[A-Za-z]{2}", m.group())
+                                              and "%" not in m.group() for m in PROSE.finditer(x)):
+                return "prose"
+            return None
+    return None
+
+
+def layout_only(original: str, mutated: str) -> bool:
+    return not_meaning(original, mutated) is not None
 
 
 def sources(only=None):
@@ -137,11 +154,16 @@ def main():
                                    "not victoriametrics", *TESTS], cwd=work, env=env, capture_output=True, text=True,
                                   timeout=1800)
             assert base.returncode == 0, f"the unmutated dashboards fail their tests:\n{base.stdout[-3000:]}"
-            todo = []
+            todo, skipped = [], {}
             for path in sources(args.only):
                 original = open(os.path.join(ROOT, path), encoding="utf-8").read()
-                todo += [(path, line, what, text, col) for line, what, text, col in rule_mutation.mutants(original, SWAPS)
-                         if not layout_only(original, text)]
+                for line, what, text, col in rule_mutation.mutants(original, SWAPS):
+                    why = not_meaning(original, text)
+                    if why:
+                        skipped[why] = skipped.get(why, 0) + 1
+                    else:
+                        todo.append((path, line, what, text, col))
+            print(f"not counted: {json.dumps(skipped)}", flush=True)
             todo = todo[::args.sample]
             for k, (path, line, what, text, col) in enumerate(todo):
                 status = check(work, path, text, prometheus, baseline)

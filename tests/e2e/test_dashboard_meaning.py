@@ -237,3 +237,13 @@ def test_the_regime_tables_verdict_and_the_fleet_ratios(case_study_prometheus):
     tape, user = values(fleet, 0, "instance"), values(fleet, 1, "instance")
     assert tape == {"tsmsrv01:10990": pytest.approx(378 / 139, rel=0.06)}
     assert user == {"tsmsrv01:10990": pytest.approx(29.3 / 3.0, rel=0.1)}
+
+
+def test_the_census_stat_counts_each_state_once(case_study_prometheus):
+    """The fleet census dashboard's stat panel, one count per state, at the case study's end:
+    its one LPAR runs on 16 MB pages; every other state counts 0 (not missing, not 1)."""
+    p = case_study_prometheus
+    panel = next(x for x in dashboards()["aix-fleet-census.json"]["panels"] if x["type"] == "stat")
+    got = {t["legendFormat"]: [float(r["value"][1]) for r in p.query(substitute(t["expr"]), p.end)] for t in panel["targets"]}
+    assert got == {"down after ANR0358E": [0], "mandatory at risk": [0], "falling back": [0], "16 MB pages": [1],
+                   "4 KB pages": [0]}

@@ -259,3 +259,13 @@ def test_with_several_lpars_selectable_every_series_names_its_lpar(name):
                 assert t["legendFormat"].startswith("{{instance}}"), (p["title"], t["legendFormat"])
             elif not picker.get("multi"):
                 assert p["title"].startswith("$instance"), p["title"]
+
+
+def test_descriptions_are_given_where_written_and_never_empty():
+    panels = {(n, p["title"]): p for n, d in dashboards().items() for p in d["panels"]}
+    assert not [k for k, p in panels.items() if p.get("description") == ""]
+    assert panels[("aix-tape.json", "Total throughput")]["description"] == \
+        "Case study: 139 MB/s with 4 KB pages, 378 MB/s with 16 MB pages."
+    assert panels[("aix-overview.json", "CPU (vmstat)")]["description"] == \
+        "User, sys, idle and wait of the last vmstat interval."
+    assert "description" not in panels[("aix-tape.json", "Transfers per second")]
