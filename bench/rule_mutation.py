@@ -114,8 +114,9 @@ EQUIVALENT = os.path.join(ROOT, "bench", "rule-mutation-equivalent.yml")
 def write_survivors(out: str, title: str, survivors: list) -> tuple:
     """Write ``survivors`` [(source, line number, column, what)] to ``out``, each with the
     reason it is equivalent when bench/rule-mutation-equivalent.yml has an entry for its source
-    whose ``at`` is the text of the original line from the mutated column on (its start) and
-    whose ``mutant`` is its description; returns (explained, unexplained) counts."""
+    whose ``at`` is the text of the original line from the mutated column on (its start), whose
+    ``mutant`` is its description and, when it gives one, whose ``line`` is the survivor's line;
+    returns (explained, unexplained) counts."""
     import yaml
     with open(EQUIVALENT, encoding="utf-8") as fh:
         known = yaml.safe_load(fh) or []
@@ -128,8 +129,8 @@ def write_survivors(out: str, title: str, survivors: list) -> tuple:
             if source not in lines:
                 lines[source] = open(os.path.join(ROOT, source), encoding="utf-8").read().split("\n")
             text = lines[source][line - 1][col:]
-            why = next((e["why"] for e in known
-                        if e["source"] == source and e["mutant"] == what and text.startswith(e["at"])), None)
+            why = next((e["why"] for e in known if e["source"] == source and e["mutant"] == what
+                        and text.startswith(e["at"]) and e.get("line", line) == line), None)
             explained += why is not None
             fh.write(f"- {source}:{line}:{col}: {what} at `{text[:60]}`\n"
                      f"  - {'equivalent: ' + why if why else '**unexplained**'}\n")
