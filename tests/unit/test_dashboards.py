@@ -131,6 +131,8 @@ def table_columns(board, title_start):
     panel = next(p for p in dashboards()[board]["panels"] if p["title"].startswith(title_start))
     organize = next(t["options"] for t in panel["transformations"] if t["id"] == "organize")
     exprs = {f"Value #{t['refId']}": t["expr"] for t in panel["targets"]}
+    # Grafana's column positions: each once, from 0 (a repeated one leaves the order to chance)
+    assert sorted(organize["indexByName"].values()) == list(range(len(organize["indexByName"])))
     order = sorted(organize["indexByName"], key=organize["indexByName"].get)
     assert not set(order) & {k for k, v in organize["excludeByName"].items() if v}
     return [(organize["renameByName"].get(k, k), exprs.get(k, f"label {k}")) for k in order]
