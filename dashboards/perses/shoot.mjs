@@ -40,6 +40,7 @@ try {
       error: s.querySelectorAll('.MuiAlert-standardError, .MuiAlert-colorError, [data-testid="ErrorOutlineIcon"], [data-testid="AlertCircleIcon"], [data-testid="AlertIcon"]').length > 0,
       noData: /\bNo data\b/i.test(text),
       series: s.querySelectorAll('[role="listitem"]').length,   // legend entries of a chart
+      box: (({ x, y, width, height }) => ({ x, y, width, height }))(s.getBoundingClientRect()),
     };
   }));
   await page.screenshot({ path: png });

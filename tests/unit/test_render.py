@@ -98,3 +98,23 @@ def test_a_plugin_module_file_loses_its_deps_block_only(tmp_path):
 def test_every_plugin_has_its_vendored_schemas_and_no_schema_is_left_over():
     folders = sorted(p.name for p in (ROOT / "dashboards" / "perses" / "schemas").iterdir() if p.is_dir())
     assert folders == sorted(f for _, _, f in render.PLUGINS)
+
+
+def test_pixel_difference_counts_only_outside_the_masks(tmp_path):
+    from PIL import Image
+    a, b = Image.new("RGB", (10, 10), "white"), Image.new("RGB", (10, 10), "white")
+    for x in range(4):
+        b.putpixel((x, 0), (0, 0, 0))          # 4 of 100 pixels differ
+    a.save(tmp_path / "a.png")
+    b.save(tmp_path / "b.png")
+    assert render.pixel_difference(str(tmp_path / "a.png"), str(tmp_path / "b.png")) == 0.04
+    assert render.pixel_difference(str(tmp_path / "a.png"), str(tmp_path / "b.png"), [(0, 0, 1, 0)]) == 0.02
+    Image.new("RGB", (10, 11), "white").save(tmp_path / "c.png")
+    assert render.pixel_difference(str(tmp_path / "a.png"), str(tmp_path / "c.png")) == 1.0
+
+
+def test_the_measured_panel_boxes_are_those_listed():
+    result = {"file": "aix-overview.json", "panels": [
+        {"title": "Collector duration", "box": {"x": 800.5, "y": 1500, "width": 700, "height": 270}},
+        {"title": "CPU (vmstat)", "box": {"x": 10, "y": 150, "width": 700, "height": 270}}]}
+    assert render.measured_boxes(result) == [(800, 1500, 1501, 1771)]
