@@ -154,11 +154,7 @@ def build(cache: str | None = None, log=print) -> Tools:
     if not os.access(tools.perses, os.X_OK):
         src = os.path.join(work, "perses-src")
         shutil.rmtree(src, ignore_errors=True)
-        shutil.copytree(module, src)
-        for d, _, files in os.walk(src):   # the module cache is read-only
-            os.chmod(d, 0o755)
-            for f in files:
-                os.chmod(os.path.join(d, f), 0o755 if f.endswith(".sh") else 0o644)
+        _copy_writable(module, src)
         ui = os.path.join(src, "ui")
         log("building the Perses UI (npm: about 5 minutes) ...")
         _run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=ui, PATH=path)
@@ -194,17 +190,22 @@ def build(cache: str | None = None, log=print) -> Tools:
     return tools
 
 
+def _copy_writable(src: str, dest: str):
+    """Copy a tree out of Go's read-only module cache, writable (scripts executable)."""
+    shutil.copytree(src, dest)
+    for d, _, files in os.walk(dest):
+        os.chmod(d, 0o755)
+        for f in files:
+            os.chmod(os.path.join(d, f), 0o755 if f.endswith(".sh") else 0o644)
+
+
 def complete_plugin(dest: str, schemas: str, core_cue: str):
     """Give an npm plugin its CUE: the vendored schemas and module file, with the core CUE of
     the Perses zip where the module's ``deps:`` would have fetched it from."""
     shutil.copytree(os.path.join(schemas, "schemas"), os.path.join(dest, "schemas"))
     shutil.copytree(os.path.join(schemas, "cue.mod"), os.path.join(dest, "cue.mod"))
     pkg = os.path.join(dest, "cue.mod", "pkg", "github.com", "perses", "perses", "cue")
-    shutil.copytree(core_cue, pkg)
-    for d, _, files in os.walk(pkg):
-        os.chmod(d, 0o755)
-        for f in files:
-            os.chmod(os.path.join(d, f), 0o644)
+    _copy_writable(core_cue, pkg)
     module = os.path.join(dest, "cue.mod", "module.cue")
     with open(module, encoding="utf-8") as fh:
         text = fh.read()
@@ -264,10 +265,6 @@ def _queries(d: dict):
         yield from p["spec"].get("queries", [])
 
 
-def panel_titles(d: dict) -> list:
-    return [p["spec"]["display"]["name"] for p in d["spec"]["panels"].values()]
-
-
 def layout_height(d: dict) -> int:
     """A window height that holds every grid with room to spare (the screenshot is cropped to
     the content afterwards): a grid unit is drawn 30 px high plus its margin, a row title
@@ -291,8 +288,7 @@ def crop(png: str):
     rgb.crop((0, 0, rgb.width, box[3] + 16)).save(png, optimize=True)
 
 
-def digest(data) -> str:
-    text = data if isinstance(data, str) else json.dumps(data, sort_keys=True)
+def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
