@@ -64,7 +64,14 @@ def modules(only, areas=("parsers", "collectors")):
 # against its JSON and every real corpus sample's values (parsers), and the README metrics
 # table, names and HELP texts from every fixture through the collectors (collectors)
 SHARED_TESTS = {"parsers": ["tests/unit/test_fixture_records.py", "tests/conformance/test_corpus.py"],
-                "collectors": ["tests/unit/test_readme.py"]}
+                "collectors": ["tests/unit/test_readme.py"],
+                "importers/nmon": ["tests/conformance/test_nmon_corpus.py"]}
+# Modules whose behaviour is seen only end to end, with the e2e tests that show it in seconds:
+# the HTTP front and its TLS/auth config through a server on a loopback port, the stand-in
+# commands through the system source running them
+E2E_TESTS = {"web": ["tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"],
+             "webconfig": ["tests/e2e/test_tls_auth.py"],
+             "tools/standin": ["tests/e2e/test_golden_system.py"]}
 
 
 def tests_of(mod):
@@ -72,7 +79,7 @@ def tests_of(mod):
     'from ...parsers import vmstat'), and, for parsers and collectors, the package's shared tests."""
     pkg, _, name = mod.rpartition("/")
     dotted_pkg = ("aix_exporter." + pkg.replace("/", ".")) if pkg else "aix_exporter"
-    dotted = re.compile(rf"\b{pkg.replace('/', '.')}\.{name}\b" if pkg else rf"\baix_exporter\.{name}\b")
+    dotted = re.compile(rf"\b{re.escape(pkg.replace('/', '.'))}\.{name}\b" if pkg else rf"\baix_exporter\.{name}\b")
     listed = re.compile(rf"from {re.escape(dotted_pkg)} import (?:\([^)]*\b{name}\b|[^\n(]*\b{name}\b)")
     found = []
     for d in ("tests/unit", "tests/conformance"):
@@ -86,6 +93,9 @@ def tests_of(mod):
         for f in sorted(os.listdir(os.path.join(PKG, pkg))):
             if f.endswith(".py") and f[:-3] != name and use.search(open(os.path.join(PKG, pkg, f), encoding="utf-8").read()):
                 found += [t for t in tests_of(f"{pkg}/{f[:-3]}") if t not in found]
+    found += [t for t in E2E_TESTS.get(mod, []) if t not in found]
+    if not found and "/" in pkg:   # a module of a package that tests import whole (importers.nmon)
+        found = tests_of(pkg)
     return found + [t for t in SHARED_TESTS.get(pkg, []) if t not in found] if found else []
 
 

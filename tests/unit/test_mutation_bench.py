@@ -33,3 +33,18 @@ def test_a_survivor_is_explained_only_by_an_entry_of_its_module():
     # the line number is not part of the match: an entry survives code moving up or down
     assert bench.explain("parsers/splat", "L7: - @lru_cache(maxsize=64) / + @lru_cache(maxsize=65)", known, set())
     assert bench.explain("parsers/splat", "L103: - x = 1 / + x = 2", known, set()) is None
+
+
+def test_every_module_outside_the_simulator_has_tests_to_run_its_mutants():
+    """A module no test file reaches would score 0 of its mutants by default; each must be found:
+    a module of a package tested whole (the nmon importer) through the package, the HTTP front with
+    the e2e tests that start its server."""
+    bench = _bench()
+    assert bench.tests_of("importers/nmon/dates") == [
+        "tests/unit/test_nmon.py", "tests/unit/test_readme.py", "tests/conformance/test_nmon_corpus.py"]
+    assert bench.tests_of("web") == [
+        "tests/unit/test_exporter.py", "tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"]
+    assert "tests/e2e/test_tls_auth.py" in bench.tests_of("webconfig")
+    missing = [m for a in bench.AREAS if a not in ("parsers", "collectors")
+               for m in bench.area_modules(a) if not bench.tests_of(m)]
+    assert missing == [], missing
