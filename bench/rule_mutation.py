@@ -1,6 +1,7 @@
 """Mutation score of the alert and recording rules' source (alerts/alerts.libsonnet).
 
     .venv/bin/python bench/rule_mutation.py [--jobs 2] [--out bench/rule-mutation-survivors.md]
+                                            [--rerun bench/rule-mutation-survivors.md]
 
 Each mutant is one change of the PromQL inside the jsonnet: a comparison turned around or
 widened (< and <=, > and >=, == and !=), an aggregation swapped (sum, max, min, avg), a
@@ -14,6 +15,8 @@ the rule files unchanged) or when
 monitoring.json are measured by bench/alert_thresholds.py. Prints the score and writes every
 surviving mutant to --out; each mutant's outcome is printed as it is known. About 10 s a
 mutant (20 s more for one the quick files let through): allow an hour for the 169 mutants.
+--rerun runs only the mutants a survivors file marks unexplained (after new tests), and
+scores those.
 """
 import argparse
 import concurrent.futures as cf
@@ -137,14 +140,30 @@ def write_survivors(out: str, title: str, survivors: list) -> tuple:
     return explained, len(survivors) - explained
 
 
+def unexplained_in(path: str) -> set:
+    """{(line, column, description)} of the survivors a survivors file marks **unexplained**."""
+    out, last = set(), None
+    for row in open(path, encoding="utf-8"):
+        m = re.match(r"- [^:]+:(\d+):(\d+): (.+?) at `", row)
+        if m:
+            last = (int(m.group(1)), int(m.group(2)), m.group(3))
+        elif "**unexplained**" in row and last:
+            out.add(last)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "rule-mutation-survivors.md"))
+    ap.add_argument("--rerun", help="a survivors file: run only the mutants it marks unexplained")
     args = ap.parse_args()
     promtool = shutil.which("promtool") or sys.exit("needs promtool (Debian package prometheus)")
     text = open(os.path.join(ROOT, SOURCE), encoding="utf-8").read()
     todo = mutants(text)
+    if args.rerun:
+        wanted = unexplained_in(args.rerun)
+        todo = [m for m in todo if (m[0], m[3], m[1]) in wanted]
     works = [tree() for _ in range(args.jobs)]
     try:
         assert check(works[0], text, promtool) == "survived", "the unmutated rules fail their tests"

@@ -139,6 +139,71 @@ def cases():
         out.append(case(f"{pct} % of memory on the free list", "AixFreeListLow",
                         [s("aix_vmstat_free_list_bytes", "", const(pct * 10 * MIB, 300)),
                          s("aix_lpar_memory_bytes", "", const(1000 * MIB, 300))], fire, "20m" if fire else "60m"))
+    out += at_the_threshold(fallback, heap, pin, tape)
+    return out
+
+
+def at_the_threshold(fallback, heap, pin, tape):
+    """Each comparison of an alert at its exact threshold: a strict comparison (<, >) stays
+    quiet there, so a mutant that widens it to <= or >= fires. The values are chosen to be exact
+    in binary floating point (20/200, 0.75/0.25), and every range holds samples at both of its
+    ends, so rate() and delta() do not extrapolate."""
+    out = []
+    # largePagePoolFreeWarningRatio 0.10: 20 of 200 pages free is exactly 10 %, not below it
+    out.append(case("exactly 10 % of the pool free", "AixLargePagePoolNearlyExhausted", pool(20), False, "60m"))
+    # exhausted means no page free (<= 0): one free page is not exhausted
+    out.append(case("one page free", "AixLargePagePoolExhausted", pool(1), False, "60m"))
+    # the free pages run out after 120 minutes and stay at 0: while the pool is exhausted the
+    # forecast has nothing left to predict (free > 0), AixLargePagePoolExhausted has it
+    run_out = [s("aix_memory_page_pool_size_bytes", 'psize="16M"', const(120 * PAGE, 300)),
+               s("aix_memory_page_inuse_bytes", 'psize="16M"', f"0+{PAGE}x120 {const(120 * PAGE, 180)}")]
+    out.append(quiet_after("the pool ran out 35 minutes ago", "AixLargePagePoolFillingUp", run_out, "155m", "5m"))
+    # mandatoryMinHeadroomPages 16, no growth: exactly 16 free is enough
+    mode_m = [s("aix_process_large_page_info", 'pid="4242",comm="dsmserv",mode="M"', const(1, 300))]
+    flat16 = [s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="16M"', const(100 * PAGE, 300))]
+    out.append(case("exactly 16 free pages, no growth", "AixMandatoryLargePagesAtRisk", pool(16) + mode_m + flat16,
+                    False, "60m"))
+    # fallback4kGrowthBytes 32 MiB in 30m: 4 KB use steps up by exactly 32 MiB once, so the
+    # 30-minute delta is exactly 32 MiB for 30 minutes, not more
+    out.append(case("4 KB use grows by exactly 32 MiB", "AixLargePageSilentFallback",
+                    fallback + [s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="4K"',
+                              f"{const(1 << 30, 100)} {const((1 << 30) + 32 * MIB, 200)}")], False, "200m"))
+    # 16 MB use that grows by exactly one page every 30 minutes is not flat: the process still
+    # gets large pages (abs(delta) < one page is flat; delta, not the per-second deriv)
+    grow4k = s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="4K"', f"{1 << 30}+{40 * MIB / 30:.0f}x300")
+    # (vxn is n + 1 samples: the first step at minute 5, then one every 30 minutes)
+    steps = " ".join([const(100 * PAGE, 4)] + [const((101 + k) * PAGE, 29) for k in range(10)])
+    out.append(case("16 MB use grows one page every 30 minutes", "AixLargePageSilentFallback",
+                    fallback[:2] + [fallback[2], s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="16M"',
+                                                   steps), grow4k], False, "290m"))
+    # exhausted is free < 1: with one page free the process does not fall back
+    out.append(case("one page free", "AixLargePageSilentFallback",
+                    pool(1) + fallback[2:] + [grow4k], False, "120m"))
+    # configured but unused needs lgpg_regions > 0: 0 stays quiet, 1 fires
+    unused = [s("aix_process_large_page_info", 'pid="4242",comm="dsmserv",mode="N"', const(1, 300))]
+    for regions, fire in ((0, False), (1, True)):
+        out.append(case(f"lgpg_regions={regions}, dsmserv in mode N", "AixLargePagesConfiguredButUnused",
+                        unused + [s("aix_vmo_tunable", 'tunable="lgpg_regions",setting="current"', const(regions, 300))],
+                        fire, "40m" if fire else "120m"))
+    # undersized: exactly the 160 recommended is not under it; no pool at all (0) is not a pool
+    # too small, one region is
+    out.append(case("exactly 160 configured, 160 recommended", "AixLargePagePoolUndersized", heap(8, 160, 10),
+                    False, "180m"))
+    out.append(case("no pool configured", "AixLargePagePoolUndersized", heap(8, 0, 0), False, "180m"))
+    out.append(case("1 region configured, 160 recommended", "AixLargePagePoolUndersized", heap(8, 1, 0), True, "70m"))
+    # oversized: exactly 2 x 160 configured, or exactly 64 free, is not over
+    out.append(case("exactly 320 configured (2 x 160), 70 free", "AixLargePagePoolOversized", heap(8, 320, 70),
+                    False, "420m"))
+    out.append(case("340 configured, exactly 64 free", "AixLargePagePoolOversized", heap(8, 340, 64), False, "420m"))
+    # pinMissRatio 0.10 and sysPerUserRatio 3, each exactly
+    out.append(case("miss exactly 0.10, sys 3.5 x usr", "AixPinLockContention", pin(0.10, 3.5), False, "60m"))
+    exact3 = [s("aix_splat_function_miss_ratio", 'function=".pin_seg_range"', const(0.12, 300)),
+              s("aix_vmstat_cpu_ratio", 'mode="user"', const(0.25, 300)),
+              s("aix_vmstat_cpu_ratio", 'mode="sys"', const(0.75, 300))]
+    out.append(case("miss 0.12, sys exactly 3 x usr", "AixPinLockContention", exact3, False, "60m"))
+    # tapeDropRatio 0.5 and tapeBusyRatio 0.5, each exactly: 50 MiB/s after 100, 50 % busy
+    out.append(quiet_after("exactly 50 MiB/s after 100, 60 % busy", "AixTapeThroughputDrop", tape(50, 0.6), "240m", "50m"))
+    out.append(quiet_after("40 MiB/s after 100, exactly 50 % busy", "AixTapeThroughputDrop", tape(40, 0.5), "240m", "50m"))
     return out
 
 

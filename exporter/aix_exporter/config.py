@@ -199,8 +199,7 @@ def problems(s: Settings) -> list:
         real = os.path.realpath(state)
         for name, value in inputs.items():
             if isinstance(value, str) and (real == os.path.realpath(value)
-                                           or real.startswith(os.path.realpath(value).rstrip("/") + "/")
-                                           and name != "tsm.actlog_file"):
+                                           or real.startswith(os.path.realpath(value).rstrip("/") + "/")):
                 add("tsm.state_file", f"{state} is {name} or inside it; the state file must be a file of its own "
                                       "(it is overwritten)")
         from .statefile import foreign

@@ -18,7 +18,7 @@ RECORDS: dict = {r["record"]: r["minute"] for r in TABLE["records"]}   # per-reg
 @dataclass(frozen=True)
 class Part:
     part: str
-    select: str = ""     # extra label matchers, e.g. mode="user"
+    select: str          # extra label matchers, e.g. mode="user" ("" for none)
 
     def window(self, sel: str, length: str, at: str) -> str:
         """The part averaged (or, for counters, the rate) over a window of ``length`` ending at
@@ -47,18 +47,18 @@ class Figure:
     better: str          # "higher", "lower" or "" (no direction: a fact, not a score)
     digits: int
     of: Part
-    per: Optional[Part] = None   # a ratio of the two window averages
-    scale: str = ""              # PromQL appended to the value, e.g. " / 1048576"
-    decides: bool = False        # judges the change (better/worse/same); the others are read, not judged
-    reading: str = ""            # one sentence: what the figure means
-    zero_if_absent: bool = False   # no series of its own while the part has others is 0 (svmon: no row)
+    per: Optional[Part]   # a ratio of the two window averages, or None
+    scale: str            # PromQL appended to the value, e.g. " / 1048576"
+    decides: bool         # judges the change (better/worse/same); the others are read, not judged
+    reading: str          # one sentence: what the figure means
+    zero_if_absent: bool  # no series of its own while the part has others is 0 (svmon: no row)
 
     def window(self, sel: str, length: str, at: str) -> str:
         """The figure over one window: (of) or ((of) / (per)), then the scale; with
         zero_if_absent, 0 where the part has data but not this figure's select."""
         value = f"({self.of.window(sel, length, at)})"
         if self.zero_if_absent:
-            value = f"({value} or (0 * {Part(self.of.part).window(sel, length, at)}))"
+            value = f"({value} or (0 * {Part(self.of.part, '').window(sel, length, at)}))"
         if self.per is not None:
             value = f"({value} / ({self.per.window(sel, length, at)}))"
         return value + self.scale

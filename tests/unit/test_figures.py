@@ -1,9 +1,11 @@
 """The before/after figures are defined once, in exporter/aix_exporter/figures.json: the report,
 the per-regime recording rules and both comparison dashboards read it, and this test fails when
 one of them carries a figure expression, a row, a direction or a "same" band of its own."""
+import dataclasses
 import json
 import re
 
+import pytest
 import yaml
 
 from aix_exporter import figures
@@ -34,6 +36,24 @@ def test_the_report_uses_the_table():
     row = compare.FigureRow(figures.FIGURES[0], 100.0, 104.9)        # inside the table's band: same
     assert figures.SAME_BAND == 0.05 and row.verdict == "same"
     assert compare.FigureRow(figures.FIGURES[0], 100.0, 105.1).verdict == "better"
+
+
+def test_a_figure_reads_its_parts_checks_and_reading_from_the_table():
+    fig = {f.key: f for f in figures.FIGURES}
+    assert fig["tape"].parts == (figures.Part("tape_bytes", ""),)
+    assert fig["sys_per_user"].parts == (figures.Part("cpu", 'mode="sys"'), figures.Part("cpu", 'mode="user"'))
+    assert fig["cpu_per_gib"].per == figures.Part("tape_bytes", "") and fig["cpu_per_gib"].scale == " * 1073741824"
+    assert figures.Part("cpu", "").checks == {"collector": "vmstat", "samples": "aix_vmstat_cpu_ratio{SEL}",
+                                              "min": 0, "max": 1}
+    assert figures.Part("cpu", "").record == "aix:regime_cpu:ratio"
+    assert fig["lgpg_regions"].reading == "16 MB pages configured (vmo lgpg_regions): the change itself."
+    assert [f.key for f in figures.FIGURES if f.decides] == ["tape", "sys_per_user", "pin_miss"]
+    assert [f.key for f in figures.FIGURES if f.zero_if_absent] == ["mem_16m"]
+    # one table for the report and the dashboards: no consumer can change it under the others
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fig["tape"].scale = ""
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fig["tape"].of.select = 'mode="sys"'
 
 
 def test_a_figure_over_a_window_is_its_parts_filled_in():
