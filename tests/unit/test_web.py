@@ -1,0 +1,358 @@
+"""The HTTP front (web.py) at unit level, in seconds: the landing page written out whole, every
+limit and default pinned, and a Server on a loopback port of this process answering each kind
+of request with its exact status, headers and body. The fake exporter and web config stand in
+for the real ones (tests/e2e/test_http.py and test_tls_auth.py run those)."""
+import asyncio
+import inspect
+import select
+import socket
+import threading
+import time
+
+import pytest
+
+from aix_exporter import __version__, web
+
+SERVER_HEADER = f"aix_exporter/{__version__}"
+
+
+def test_every_limit_and_default_of_the_front_is_the_documented_one():
+    assert (web.DEFAULT_DEADLINE, web.MARGIN, web.MAX_SCRAPE_TIMEOUT) == (9.0, 0.5, 60.0)
+    assert web.MAX_HEADER_BYTES == 1048576                 # a request head: 1 MiB
+    assert web.MAX_TOTAL_HEAD_BYTES == 33554432            # all heads being received: 32 MiB
+    assert (web.AUTH_QUEUE, web.AUTH_SHED_DELAY) == (4, 1.0)
+    assert (web.MAX_HANDSHAKES, web.HANDSHAKE_GRACE) == (512, 2.0)
+    assert web.TLS_READ_BUFFER == 32768
+    assert web.SERVER == SERVER_HEADER.encode()
+    defaults = {k: p.default for k, p in inspect.signature(web.Server).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    assert defaults == {"max_requests": 40, "max_connections": 1024, "header_timeout": 10.0, "idle_timeout": 60.0,
+                        "drain_seconds": 5.0, "write_timeout": 30.0}
+    defaults = {k: p.default for k, p in inspect.signature(web.make_server).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    assert defaults == {"telemetry_path": "/metrics", "web_config": None, "max_scrape_timeout": 60.0,
+                        "max_requests": 40, "max_connections": 1024, "header_timeout": 10.0}
+
+
+def test_the_landing_page_written_out_whole():
+    collectors = [{"name": "vmstat", "schedule": "every 5 s", "ok": True, "ran": True, "age": 4.6, "error": ""},
+                  {"name": "svmon<G>", "schedule": "on scrape", "ok": False, "ran": True, "age": None,
+                   "error": "svmon -G: exit status 1 & <not privileged>"},
+                  {"name": "splat", "schedule": "background", "ok": False, "ran": False, "age": None, "error": ""}]
+    assert web.landing_page("simulate:case-study", "/metrics", collectors) == (
+        '<!DOCTYPE html>\n<html><head><title>AIX Exporter</title></head>\n<body><h1>AIX Exporter</h1>\n'
+        '<p style="background:#fde68a;border:2px solid #b45309;padding:0.6em;font-weight:bold">'
+        'SIMULATED DATA: source simulate:case-study is the simulator, not a real AIX LPAR. '
+        'Use --source system on AIX.</p>\n'
+        '<p>Prometheus exporter for IBM AIX: CPU, memory and large pages, pin-lock contention, tape throughput, '
+        'TSM activity log.</p>\n'
+        f'<p>Version {__version__}, source <code>simulate:case-study</code>.</p>\n'
+        '<ul><li><a href="/metrics">Metrics</a></li></ul>\n'
+        '<h2>Collectors</h2>\n<table border="1" cellpadding="4"><tr><th>enabled collector</th>'
+        '<th>runs</th><th>state</th><th>last success</th><th>last error</th></tr>\n'
+        '<tr><td>vmstat</td><td>every 5 s</td><td>ok</td><td>5 s ago</td><td><code></code></td></tr>\n'
+        '<tr><td>svmon&lt;G&gt;</td><td>on scrape</td><td>failing</td><td>never</td>'
+        '<td><code>svmon -G: exit status 1 &amp; &lt;not privileged&gt;</code></td></tr>\n'
+        '<tr><td>splat</td><td>background</td><td>not run yet</td><td>never</td><td><code></code></td></tr>\n'
+        '</table>\n</body></html>\n')
+    # a real source: no banner; no collector: no table; the path and source escaped
+    assert web.landing_page("replay:<d>", "/m&x") == (
+        '<!DOCTYPE html>\n<html><head><title>AIX Exporter</title></head>\n<body><h1>AIX Exporter</h1>\n'
+        '<p>Prometheus exporter for IBM AIX: CPU, memory and large pages, pin-lock contention, tape throughput, '
+        'TSM activity log.</p>\n'
+        f'<p>Version {__version__}, source <code>replay:&lt;d&gt;</code>.</p>\n'
+        '<ul><li><a href="/m&amp;x">Metrics</a></li></ul>\n</body></html>\n')
+
+
+def test_listen_addresses_and_their_refusals():
+    assert web.listen_addresses("127.0.0.1:10990") == [(socket.AF_INET, ("127.0.0.1", 10990))]
+    assert [(f, a[:2]) for f, a in web.listen_addresses("[::1]:0")] == [(socket.AF_INET6, ("::1", 0))]
+    assert web.listen_addresses("127.0.0.1:65535")[0][1] == ("127.0.0.1", 65535)
+    for bad in ("10990", "127.0.0.1:65536", "127.0.0.1:x", "127.0.0.1:-1"):
+        with pytest.raises(ValueError) as e:
+            web.listen_addresses(bad)
+        assert str(e.value) == f"listen address {bad!r}: expected HOST:PORT or :PORT"
+
+
+def test_headers_are_case_insensitive_and_the_last_value_wins():
+    h = web._Headers([(b"Accept", b"a"), (b"ACCEPT", b"b"), (b"X-Y", b"\xe9")])
+    assert h.get("accept") == "b" and h.get("x-y") == "\xe9" and h.get("none", "d") == "d" and h.get("none") is None
+
+
+# -- a Server in this process ------------------------------------------------------------------
+
+class FakeExporter:
+    def __init__(self):
+        self.calls = []
+        self.gate = threading.Event()
+        self.gate.set()
+
+    class source:
+        name = "system"
+
+    def status(self):
+        return [{"name": "vmstat", "schedule": "on scrape", "ok": True, "ran": True, "age": 1.0, "error": ""}]
+
+    def render(self, encoder, ctype, gz, deadline):
+        self.calls.append((ctype, gz, deadline))
+        self.gate.wait(10)
+        return b"aix_up 1\n"
+
+
+class FakeWebConfig:
+    ssl_context = None
+
+    def __init__(self, users=None):
+        self.users = users or {}
+        self.gate = threading.Event()
+        self.gate.set()
+        self.checked = 0
+
+    def known(self, header):
+        return None
+
+    def authorized(self, header):
+        self.gate.wait(10)
+        self.checked += 1
+        return header == "Basic YTpi"     # a:b
+
+    def reload_if_changed(self):
+        pass
+
+
+class Running:
+    def __init__(self, **kw):
+        self.exporter = FakeExporter()
+        self.config = kw.pop("web_config", None) or FakeWebConfig()
+        self.server = web.Server(self.exporter, web._bind("127.0.0.1:0"), "/metrics", self.config, 60.0, **kw)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        assert self.server._started.wait(5)
+        self.port = self.server.server_address[1]
+
+    def connect(self):
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        return s
+
+    def stop(self):
+        self.exporter.gate.set()
+        self.config.gate.set()
+        self.server.shutdown()
+        self.thread.join(10)
+        self.server.server_close()
+
+
+@pytest.fixture
+def running(request):
+    made = []
+
+    def start(**kw):
+        r = Running(**kw)
+        made.append(r)
+        return r
+    yield start
+    for r in made:
+        r.stop()
+
+
+def read_response(s, head_only=False) -> tuple:
+    """(status, {header: value}, body) of one response, or None when the server closed first;
+    ``head_only`` for the answer to a HEAD (a Content-Length, no body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    length = 0 if head_only else int(headers.get("content-length", "0"))
+    while len(body) < length:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return status, headers, body
+
+
+def request(s, method="GET", path="/metrics", headers=(), body=b""):
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers)
+    s.sendall(f"{method} {path} HTTP/1.1\r\nHost: x\r\n{extra}\r\n".encode() + body)
+    return read_response(s, head_only=method == "HEAD")
+
+
+def closed(s, timeout=5.0) -> bool:
+    s.settimeout(timeout)
+    try:
+        return s.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_each_kind_of_request_gets_its_status_headers_and_body(running):
+    r = running()
+    with r.connect() as s:                        # one keep-alive connection for all of them
+        status, h, body = request(s, headers=[("X-Prometheus-Scrape-Timeout-Seconds", "10")])
+        assert (status, body) == (200, b"aix_up 1\n")
+        assert h["server"] == SERVER_HEADER and h["content-length"] == "9"
+        assert h["content-type"] == "text/plain; version=0.0.4; charset=utf-8" and "content-encoding" not in h
+        assert r.exporter.calls[-1] == ("text/plain; version=0.0.4; charset=utf-8", False, 9.5)
+        status, h, body = request(s, path="/metrics?x=1", headers=[("Accept-Encoding", "gzip")])
+        assert status == 200 and h["content-encoding"] == "gzip" and r.exporter.calls[-1][1:] == (True, 9.0)
+        status, h, body = request(s, path="/")
+        assert (status, h["content-type"]) == (200, "text/html; charset=utf-8")
+        assert body.decode() == web.landing_page("system", "/metrics", r.exporter.status())
+        assert request(s, path="/other")[::2] == (404, b"not found\n")
+        status, h, body = request(s, method="POST", headers=[("Content-Length", "3")], body=b"abc")
+        assert (status, h["allow"], body) == (405, "GET, HEAD", b"method not allowed\n")
+        status, h, body = request(s, method="HEAD")
+        assert (status, h["content-length"], body) == (200, "9", b"")
+        # (no body came: the next response starts right after the head)
+        assert request(s, path="/other")[0] == 404
+
+
+def test_a_request_head_over_1_mib_gets_431_and_one_under_it_is_served(running):
+    r = running()
+    with r.connect() as s:
+        status, h, body = request(s, headers=[("X-Pad", "a" * 1_000_000)])
+        assert status == 200
+    with r.connect() as s:
+        status, h, body = request(s, headers=[("X-Pad", "a" * 1_100_000)])
+        assert (status, body, h["connection"]) == (431, b"request header fields too large\n", "close")
+        assert closed(s)
+
+
+def test_a_body_beyond_1_mib_is_not_answered(running):
+    r = running()
+    with r.connect() as s:
+        s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1100000\r\n\r\n" + b"a" * 1_100_000)
+        assert read_response(s) is None
+    with r.connect() as s:
+        assert request(s, method="POST", headers=[("Content-Length", "1000000")], body=b"a" * 1_000_000)[0] == 405
+
+
+def test_heads_being_received_are_bounded_at_32_mib_together(running):
+    """Incomplete heads of 999,996 bytes: 32 of them (31,999,872 bytes) are all kept waiting;
+    two more (33,999,864 > 32 MiB = 33,554,432) get a 503."""
+    r = running(header_timeout=120.0)
+    pad = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * (1_000_000 - 40)
+    socks = []
+    try:
+        for _ in range(32):
+            s = r.connect()
+            s.sendall(pad)
+            socks.append(s)
+        deadline = time.monotonic() + 10
+        while r.server._head_bytes < 32 * len(pad) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert r.server._head_bytes == 32 * len(pad)
+        for s in socks:
+            s.setblocking(False)
+            with pytest.raises(BlockingIOError):     # none answered yet
+                s.recv(1)
+            s.setblocking(True)
+        refused = []
+        for _ in range(2):
+            s = r.connect()
+            s.sendall(pad)
+            socks.append(s)
+        pending, deadline = list(socks), time.monotonic() + 10
+        while pending and time.monotonic() < deadline:
+            readable = select.select(pending, [], [], 0.5)[0]
+            if not readable and refused:
+                break                               # the one answer came, and no other follows
+            for s in readable:
+                pending.remove(s)
+                got = read_response(s)
+                if got:
+                    refused.append(got)
+        # one of the two last is refused (both, when their reads cross the limit together)
+        assert {(st, b) for st, _, b in refused} == {(503, b"too many request heads in progress\n")}
+        assert 1 <= len(refused) <= 2
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_a_head_not_received_in_time_gets_408_and_an_idle_connection_just_closes(running):
+    r = running(header_timeout=0.3, idle_timeout=0.3)
+    with r.connect() as s:
+        s.sendall(b"GET /metrics HTTP/1.1\r\n")
+        status, h, body = read_response(s)
+        assert (status, body, h["connection"]) == (408, b"request head not received in time\n", "close")
+    with r.connect() as s:
+        assert request(s)[0] == 200
+        assert closed(s)                       # idle after a response: closed, no 408
+
+
+def test_scrapes_beyond_max_requests_get_503_at_once(running):
+    r = running(max_requests=2)
+    r.exporter.gate.clear()
+    busy = [r.connect(), r.connect()]
+    try:
+        for s in busy:
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        deadline = time.monotonic() + 5
+        while r.server._in_flight < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with r.connect() as s:
+            status, h, body = request(s)
+            assert (status, h["retry-after"], body) == (503, "1", b"too many scrapes in flight (--web.max-requests=2)\n")
+            assert request(s, path="/")[0] == 200     # the landing page is not a scrape
+        r.exporter.gate.set()
+        assert [read_response(s)[0] for s in busy] == [200, 200]
+    finally:
+        for s in busy:
+            s.close()
+
+
+def test_when_full_the_connection_idle_the_longest_makes_room(running):
+    r = running(max_connections=2)
+    a, b = r.connect(), r.connect()
+    try:
+        assert request(a)[0] == 200 and request(b)[0] == 200      # both idle now, a the longest
+        with r.connect() as c:
+            assert request(c)[0] == 200
+            assert closed(a) and request(b)[0] == 200
+    finally:
+        a.close()
+        b.close()
+
+
+def test_password_checks_queue_at_most_four_and_the_fifth_waits_one_second_for_503(running, monkeypatch):
+    config = FakeWebConfig(users={"a": "hash"})
+    r = running(web_config=config)
+    slept = []
+    real_sleep = asyncio.sleep
+
+    async def sleep(delay, *a):
+        slept.append(delay)
+        return await real_sleep(0, *a)
+    monkeypatch.setattr(web.asyncio, "sleep", sleep)
+    config.gate.clear()
+    waiting = []
+    try:
+        for k in range(4):
+            s = r.connect()
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\n\r\n")
+            waiting.append(s)
+            deadline = time.monotonic() + 5
+            while r.server._auth_waiting < k + 1 and time.monotonic() < deadline:
+                time.sleep(0.02)
+        assert r.server._auth_waiting == 4
+        with r.connect() as s:
+            status, h, body = request(s, headers=[("Authorization", "Basic YTpi")])
+            assert (status, h["retry-after"], body) == (503, "1", b"too many password checks waiting\n")
+        assert web.AUTH_SHED_DELAY in slept
+        config.gate.set()
+        assert [read_response(s)[0] for s in waiting] == [200] * 4
+    finally:
+        for s in waiting:
+            s.close()
+    with r.connect() as s:                     # a wrong password: 401, and the connection closes
+        status, h, body = request(s, headers=[("Authorization", "Basic YTpj")])
+        assert (status, body, h["www-authenticate"], h["connection"]) == (
+            401, b"Unauthorized\n", 'Basic realm="aix_exporter"', "close")
+        assert closed(s)
