@@ -158,11 +158,28 @@ def at_the_threshold(fallback, heap, pin, tape):
     run_out = [s("aix_memory_page_pool_size_bytes", 'psize="16M"', const(120 * PAGE, 300)),
                s("aix_memory_page_inuse_bytes", 'psize="16M"', f"0+{PAGE}x120 {const(120 * PAGE, 180)}")]
     out.append(quiet_after("the pool ran out 35 minutes ago", "AixLargePagePoolFillingUp", run_out, "155m", "5m"))
+    # the forecast crosses 0 (not 1, not at 0): free falls one page a minute from 400, so the
+    # 4-hour forecast free - 240 is 0 at minute 160 and below 0 from 161; with for: 30m the
+    # alert fires at 191, and is still pending at 190
+    falling = [s("aix_memory_page_pool_size_bytes", 'psize="16M"', const(10000 * PAGE, 300)),
+               s("aix_memory_page_inuse_bytes", 'psize="16M"', f"{(10000 - 400) * PAGE}+{PAGE}x300")]
+    out.append({"name": "AixLargePagePoolFillingUp fires 30 minutes after the forecast falls below 0",
+                "interval": "1m", "input_series": falling, "promql_expr_test": [
+                    {"expr": 'count(ALERTS{alertname="AixLargePagePoolFillingUp",alertstate="firing"}) or vector(0)',
+                     "eval_time": "190m", "exp_samples": [{"labels": "{}", "value": 0}]},
+                    fires("AixLargePagePoolFillingUp", "191m")]})
     # mandatoryMinHeadroomPages 16, no growth: exactly 16 free is enough
     mode_m = [s("aix_process_large_page_info", 'pid="4242",comm="dsmserv",mode="M"', const(1, 300))]
     flat16 = [s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="16M"', const(100 * PAGE, 300))]
     out.append(case("exactly 16 free pages, no growth", "AixMandatoryLargePagesAtRisk", pool(16) + mode_m + flat16,
                     False, "60m"))
+    # two processes with =M on one LPAR: the faster grower decides (120 pages in 2 h > 30 free),
+    # not the flat one (16 pages of headroom < 30 free)
+    two = [s("aix_process_large_page_info", 'pid="4343",comm="dsmserv",mode="M"', const(1, 300)),
+           s("aix_process_inuse_bytes", 'pid="4343",comm="dsmserv",psize="16M"', const(50 * PAGE, 300))]
+    grow16 = [s("aix_process_inuse_bytes", 'pid="4242",comm="dsmserv",psize="16M"', f"{100 * PAGE}+{PAGE}x300")]
+    out.append(case("30 free, one of two =M processes grows 120 pages in 2 h", "AixMandatoryLargePagesAtRisk",
+                    pool(30) + mode_m + grow16 + two, True, "30m"))
     # fallback4kGrowthBytes 32 MiB in 30m: 4 KB use steps up by exactly 32 MiB once, so the
     # 30-minute delta is exactly 32 MiB for 30 minutes, not more
     out.append(case("4 KB use grows by exactly 32 MiB", "AixLargePageSilentFallback",
