@@ -1,8 +1,11 @@
 """report --census (report/census.py) at unit level, on answers written by hand: the columns'
 queries, the merge by LPAR, the ranking (state, then system/user CPU, then the miss ratio, no
 data last) and every column of the Markdown and CSV tables."""
+import json
+
 from aix_exporter.report import census
 from aix_exporter.report.census import Lpar
+from tests.conftest import ROOT
 
 
 class FakePrometheus:
@@ -81,3 +84,10 @@ def test_every_column_of_the_markdown_and_csv():
         "atrisk:10990,aix,mandatory at risk,3.0,1.1,0.01,40.4,350.04",
         "contended:10990,aix,4 KB pages,0.0,4.995,0.25,3825.5,139.0",
         "new:10990,aix,n/a,,,,,"]
+
+
+def test_the_dashboard_table_is_the_census_columns():
+    d = json.loads((ROOT / "dashboards" / "aix-fleet-census.json").read_text())
+    table = next(p for p in d["panels"] if p["type"] == "table")
+    sel = 'job=~"aix.*"'
+    assert [t["expr"] for t in table["targets"]] == [census.column(k, sel, "$__range") for k in census.COLUMNS]

@@ -271,3 +271,44 @@ def test_descriptions_are_given_where_written_and_never_empty():
     assert panels[("aix-overview.json", "CPU (vmstat)")]["description"] == \
         "User, sys, idle and wait of the last vmstat interval."
     assert "description" not in panels[("aix-tape.json", "Transfers per second")]
+
+
+def test_counters_are_averaged_over_the_interval_never_read_from_two_samples():
+    """A point of a chart is the rate over its whole interval (rate, increase), never irate's
+    last two samples, whose value depends on where the step lands: an admin comparing two
+    weeks must see the same figure at any zoom. Recording rules and alerts the same."""
+    found = [(n, title) for n, d in dashboards().items() for title, e in exprs(d) if "irate(" in e]
+    rules = (ROOT / "alerts" / "aix-rules.yml").read_text() + (ROOT / "alerts" / "demo-fast-rules.yml").read_text()
+    assert found == [] and "irate(" not in rules
+
+
+def verdicts(name="aix-before-after.json"):
+    """{row label: (weight when after/before > 1 + band, weight when < 1 - band)} of the
+    regime table's verdict query; (0, 0) for a figure that does not decide."""
+    d = dashboards()[name]
+    target = next(t for p in d["panels"] for t in p.get("targets", []) if "> bool" in t["expr"])
+    out = {}
+    for part in target["expr"].split("\nor\n"):
+        row = re.search(r'"figure", "([^"]+)", "", ""\)$', part).group(1)
+        up = re.search(r"> bool 1\.05\) \* (-?\d+)", part)
+        down = re.search(r"< bool 0\.95\) \* (-?\d+)", part)
+        out[row] = (int(up.group(1)), int(down.group(1))) if up and down else (0, 0)
+    return out
+
+
+def test_the_verdict_scores_each_deciding_figure_plus_or_minus_one_its_own_way():
+    assert verdicts() == {
+        "1 Tape throughput (MiB/s)": (1, -1),          # higher is better
+        "2 Tape transfers (/s)": (0, 0), "3 User CPU (%)": (0, 0), "4 System CPU (%)": (0, 0), "5 Wait (%)": (0, 0),
+        "6 System / user CPU": (-1, 1),                # lower is better
+        "7 Physical CPU seconds per GiB to tape": (0, 0),
+        "8 pin_seg_range miss ratio": (-1, 1),         # lower is better
+        "9 Memory in 4 KB pages (GiB)": (0, 0), "10 Memory in 16 MB pages (GiB)": (0, 0),
+        "11 lgpg_regions": (0, 0)}
+
+
+def test_every_dashboard_is_written_for_grafana_schema_39():
+    """Grafana migrates a dashboard on import from its schemaVersion: 39 is what these are
+    written in (Grafana 10.3 to 11), so a later Grafana applies its own migrations to them."""
+    assert {n: (d["schemaVersion"], d["version"], d["editable"], d["graphTooltip"]) for n, d in dashboards().items()} \
+        == {n: (39, 1, True, 1) for n in NAMES}
