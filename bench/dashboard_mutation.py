@@ -1,6 +1,7 @@
 """Mutation score of the dashboards' source (dashboards/src/*.jsonnet, dashboards/lib).
 
-    .venv/bin/python bench/dashboard_mutation.py [--only FILE ...] [--sample N] [--out bench/dashboard-mutation-survivors.md]
+    .venv/bin/python bench/dashboard_mutation.py [--only FILE ...] [--sample N [--offset K]]
+                                                 [--rerun SURVIVORS] [--out bench/dashboard-mutation-survivors.md]
 
 Each mutant is one change of the jsonnet: the rule mutants' kinds (bench/rule_mutation.py:
 comparisons, aggregations, sibling label values, set operators, rate functions, literal numbers)
@@ -16,7 +17,9 @@ recording rules, started once here (AIX_EXPORTER_CASE_STUDY_PROMETHEUS); the mut
 when any fails. Prints each outcome as it is known and the score, and writes the survivors to
 --out. Needs promtool and prometheus (Debian package prometheus). About 30 s a mutant on 2 cores
 (pytest's collection of the e2e modules dominates): ``--sample N`` runs every Nth mutant of the
-fixed order (a sample; the score says so).
+fixed order (a sample; the score says so), from the Kth (``--offset``, 0 first) so that
+samples taken apart cover other mutants. ``--rerun`` runs only the mutants a survivors file
+marks unexplained (after new tests).
 """
 import argparse
 import glob
@@ -133,6 +136,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*", help="source files (aix-tape.jsonnet ...)")
     ap.add_argument("--sample", type=int, default=1, help="run every Nth mutant only")
+    ap.add_argument("--offset", type=int, default=0, help="with --sample: start at the Kth mutant")
+    ap.add_argument("--rerun", help="a survivors file: run only the mutants it marks unexplained")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "dashboard-mutation-survivors.md"))
     args = ap.parse_args()
     if not (shutil.which("promtool") and shutil.which("prometheus")):
@@ -164,7 +169,10 @@ def main():
                     else:
                         todo.append((path, line, what, text, col))
             print(f"not counted: {json.dumps(skipped)}", flush=True)
-            todo = todo[::args.sample]
+            if args.rerun:
+                wanted = rule_mutation.unexplained_in(args.rerun)
+                todo = [m for m in todo if (m[0], m[1], m[4], m[2]) in wanted]
+            todo = todo[args.offset::args.sample]
             for k, (path, line, what, text, col) in enumerate(todo):
                 status = check(work, path, text, prometheus, baseline)
                 with open(os.path.join(ROOT, path), encoding="utf-8") as fh:   # put the source back
@@ -178,7 +186,8 @@ def main():
         shutil.rmtree(scratch, ignore_errors=True)
     counts = {s: sum(1 for r in results if r[4] == s) for s in ("caught", "compile", "unchanged", "survived")}
     valid = counts["caught"] + counts["survived"]
-    sampled = f" (every {args.sample}th mutant)" if args.sample > 1 else ""
+    sampled = (f" (every {args.sample}th mutant from the {args.offset}th)" if args.sample > 1 else "") + (
+        " (the survivors re-run)" if args.rerun else "")
     print(json.dumps(counts))
     print("| source | mutants | do not compile | dashboards unchanged | caught | survived | score |\n"
           "|---|---|---|---|---|---|---|\n"

@@ -141,12 +141,12 @@ def write_survivors(out: str, title: str, survivors: list) -> tuple:
 
 
 def unexplained_in(path: str) -> set:
-    """{(line, column, description)} of the survivors a survivors file marks **unexplained**."""
+    """{(source, line, column, description)} of the survivors a survivors file marks **unexplained**."""
     out, last = set(), None
     for row in open(path, encoding="utf-8"):
-        m = re.match(r"- [^:]+:(\d+):(\d+): (.+?) at `", row)
+        m = re.match(r"- ([^:]+):(\d+):(\d+): (.+?) at `", row)
         if m:
-            last = (int(m.group(1)), int(m.group(2)), m.group(3))
+            last = (m.group(1), int(m.group(2)), int(m.group(3)), m.group(4))
         elif "**unexplained**" in row and last:
             out.add(last)
     return out
@@ -163,7 +163,7 @@ def main():
     todo = mutants(text)
     if args.rerun:
         wanted = unexplained_in(args.rerun)
-        todo = [m for m in todo if (m[0], m[3], m[1]) in wanted]
+        todo = [m for m in todo if (SOURCE, m[0], m[3], m[1]) in wanted]
     works = [tree() for _ in range(args.jobs)]
     try:
         assert check(works[0], text, promtool) == "survived", "the unmutated rules fail their tests"

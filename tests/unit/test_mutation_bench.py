@@ -43,8 +43,24 @@ def test_every_module_outside_the_simulator_has_tests_to_run_its_mutants():
     assert bench.tests_of("importers/nmon/dates") == [
         "tests/unit/test_nmon.py", "tests/unit/test_readme.py", "tests/conformance/test_nmon_corpus.py"]
     assert bench.tests_of("web") == [
-        "tests/unit/test_exporter.py", "tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"]
+        "tests/unit/test_exporter.py", "tests/unit/test_web.py", "tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"]
     assert "tests/e2e/test_tls_auth.py" in bench.tests_of("webconfig")
     missing = [m for a in bench.AREAS if a not in ("parsers", "collectors")
                for m in bench.area_modules(a) if not bench.tests_of(m)]
     assert missing == [], missing
+
+
+def test_a_rerun_takes_only_the_survivors_marked_unexplained(tmp_path):
+    spec = importlib.util.spec_from_file_location("rule_mutation_bench", ROOT / "bench" / "rule_mutation.py")
+    rules = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rules)
+    f = tmp_path / "s.md"
+    f.write_text("# Surviving rule mutants\n\n"
+                 "- alerts/alerts.libsonnet:15:19: max by -> min by at `max by (instance, job) (x`\n"
+                 "  - equivalent: one series per LPAR\n"
+                 "- alerts/alerts.libsonnet:89:23: 0 -> 1 at `0 and %s > 0`\n"
+                 "  - **unexplained**\n"
+                 "- dashboards/src/aix-tape.jsonnet:17:48: rate( -> irate( at `rate(aix_tsm`\n"
+                 "  - **unexplained**\n")
+    assert rules.unexplained_in(str(f)) == {("alerts/alerts.libsonnet", 89, 23, "0 -> 1"),
+                                            ("dashboards/src/aix-tape.jsonnet", 17, 48, "rate( -> irate(")}
