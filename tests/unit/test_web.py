@@ -356,3 +356,26 @@ def test_password_checks_queue_at_most_four_and_the_fifth_waits_one_second_for_5
         assert (status, body, h["www-authenticate"], h["connection"]) == (
             401, b"Unauthorized\n", 'Basic realm="aix_exporter"', "close")
         assert closed(s)
+
+
+def test_when_full_with_none_idle_the_new_connection_is_closed_and_logged_once(running, caplog):
+    r = running(max_connections=1)
+    r.exporter.gate.clear()
+    caplog.set_level("WARNING", logger="aix_exporter")
+    with r.connect() as a:
+        a.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")     # in a scrape: not idle
+        deadline = time.monotonic() + 5
+        while r.server._in_flight < 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for _ in range(2):
+            with r.connect() as b:
+                assert closed(b)
+        assert [(x.name, x.levelname, x.getMessage()) for x in caplog.records] == [
+            ("aix_exporter", "WARNING", "msg=connection refused: 1 connections open, none idle (--web.max-connections)")]
+        r.exporter.gate.set()
+        assert read_response(a)[0] == 200
+
+
+def test_a_bracket_on_one_side_only_is_not_an_ipv6_address():
+    with pytest.raises(OSError):
+        web.listen_addresses("[::1:10990")
