@@ -91,6 +91,7 @@ AUTH_QUEUE = 4                     # bcrypt checks waiting at most; more are ans
 AUTH_SHED_DELAY = 1.0              # ... after this many seconds
 MAX_HANDSHAKES = 512               # TLS handshakes in progress at most; a new one ends the oldest ...
 HANDSHAKE_GRACE = 2.0              # ... once that is this many seconds old (a real client needs milliseconds)
+LISTEN_BACKLOG = 512               # connections the kernel queues before accept (capped by somaxconn)
 SERVER = f"aix_exporter/{__version__}".encode()
 
 
@@ -138,7 +139,7 @@ def _bind(address: str) -> list:
             except OSError:
                 s.close()
                 raise
-            s.listen(512)
+            s.listen(LISTEN_BACKLOG)
             s.setblocking(False)
             socks.append(s)
     except OSError:

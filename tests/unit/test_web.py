@@ -21,7 +21,7 @@ def test_every_limit_and_default_of_the_front_is_the_documented_one():
     assert web.MAX_HEADER_BYTES == 1048576                 # a request head: 1 MiB
     assert web.MAX_TOTAL_HEAD_BYTES == 33554432            # all heads being received: 32 MiB
     assert (web.AUTH_QUEUE, web.AUTH_SHED_DELAY) == (4, 1.0)
-    assert (web.MAX_HANDSHAKES, web.HANDSHAKE_GRACE) == (512, 2.0)
+    assert (web.MAX_HANDSHAKES, web.HANDSHAKE_GRACE, web.LISTEN_BACKLOG) == (512, 2.0, 512)
     assert web.TLS_READ_BUFFER == 32768
     assert web.SERVER == SERVER_HEADER.encode()
     defaults = {k: p.default for k, p in inspect.signature(web.Server).parameters.items()
@@ -83,7 +83,7 @@ def test_headers_are_case_insensitive_and_the_last_value_wins():
 
 class FakeExporter:
     def __init__(self):
-        self.calls = []
+        self.calls, self.threads = [], []
         self.gate = threading.Event()
         self.gate.set()
 
@@ -93,10 +93,13 @@ class FakeExporter:
     def status(self):
         return [{"name": "vmstat", "schedule": "on scrape", "ok": True, "ran": True, "age": 1.0, "error": ""}]
 
+    body = b"aix_up 1\n"
+
     def render(self, encoder, ctype, gz, deadline):
         self.calls.append((ctype, gz, deadline))
+        self.threads.append(threading.current_thread().name)
         self.gate.wait(10)
-        return b"aix_up 1\n"
+        return self.body
 
 
 class FakeWebConfig:
@@ -199,6 +202,8 @@ def test_each_kind_of_request_gets_its_status_headers_and_body(running):
         assert h["server"] == SERVER_HEADER and h["content-length"] == "9"
         assert h["content-type"] == "text/plain; version=0.0.4; charset=utf-8" and "content-encoding" not in h
         assert r.exporter.calls[-1] == ("text/plain; version=0.0.4; charset=utf-8", False, 9.5)
+        # collection blocks: it runs in the scrape pool, never on the event loop's thread
+        assert r.exporter.threads[-1].startswith("scrape_")
         status, h, body = request(s, path="/metrics?x=1", headers=[("Accept-Encoding", "gzip")])
         assert status == 200 and h["content-encoding"] == "gzip" and r.exporter.calls[-1][1:] == (True, 9.0)
         status, h, body = request(s, path="/")
@@ -379,3 +384,22 @@ def test_when_full_with_none_idle_the_new_connection_is_closed_and_logged_once(r
 def test_a_bracket_on_one_side_only_is_not_an_ipv6_address():
     with pytest.raises(OSError):
         web.listen_addresses("[::1:10990")
+
+
+def test_a_client_that_does_not_take_its_response_is_dropped_after_the_write_timeout(running):
+    r = running(write_timeout=0.5)
+    r.exporter.body = b"x" * (32 << 20)          # more than the socket buffers hold
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", r.port))
+    try:
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")   # and never reads
+        deadline = time.monotonic() + 10
+        while not r.server._connections and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(r.server._connections) == 1
+        while r.server._connections and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not r.server._connections
+    finally:
+        s.close()

@@ -64,6 +64,11 @@ def test_each_client_auth_type_maps_to_its_verify_mode(pki, tmp_path, auth, mode
     ("  client_auth_type: VerifyClientCertIfGiven\n", "client_auth_type VerifyClientCertIfGiven needs client_ca_file"),
     ("  min_version: TLS14\n", "min_version 'TLS14' is not one of TLS10, TLS11, TLS12, TLS13"),
     ("  cipher_suites: [TLS_AES_128_GCM_SHA256]\n", "tls_server_config: cipher_suites not supported here"),
+    # exporter-toolkit's other keys: known, and refused by name (not as typos)
+    ("  max_version: TLS13\n", "tls_server_config: max_version not supported here"),
+    ("  prefer_server_cipher_suites: true\n", "tls_server_config: prefer_server_cipher_suites not supported here"),
+    ("  curve_preferences: [X25519]\n", "tls_server_config: curve_preferences not supported here"),
+    ("  client_allowed_sans: [a]\n", "tls_server_config: client_allowed_sans not supported here"),
     ("  ciphers: x\n", "tls_server_config: unknown key(s) ciphers"),
 ])
 def test_weaker_or_unknown_tls_settings_are_refused_by_name(pki, tmp_path, extra, message):
@@ -148,3 +153,15 @@ def test_right_answers_are_bounded_and_a_flood_of_wrong_ones_keeps_them(users, m
     assert users.known(basic("admin", "ok1")) is True and users.known(basic("other", "ok2")) is True
     assert users.authorized(basic("admin", "ok3")) is True                # a third right one: the set starts again
     assert len(users._good) == 1
+
+
+def test_the_compiled_bcrypt_is_used_when_installed_else_the_built_in_one(monkeypatch):
+    import sys
+    import types
+    fake = types.ModuleType("bcrypt")
+    fake.checkpw = lambda secret, hashed: True
+    monkeypatch.setitem(sys.modules, "bcrypt", fake)
+    assert webconfig._verifier() == ("bcrypt", fake.checkpw)
+    monkeypatch.setitem(sys.modules, "bcrypt", None)      # not installed: import fails
+    assert webconfig._verifier() == ("built-in (pure Python, slow: install the bcrypt module for speed)",
+                                     purebcrypt.checkpw)
