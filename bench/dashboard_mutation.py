@@ -121,14 +121,10 @@ def case_study(work):
     """The case study backfilled with the recording rules, as tests/e2e/conftest.py does:
     (TSDB directory, end)."""
     sys.path.insert(0, os.path.join(ROOT, "exporter"))
-    from aix_exporter.tools import importing, simulate
+    from aix_exporter.tools import simulate
     end = float(int(time.time()) // 60 * 60)
     tsdb = os.path.join(work, "case-study-tsdb")
-    om = os.path.join(work, "history.om")
-    simulate.write_openmetrics("case-study", om, end=end)
-    subprocess.run([shutil.which("promtool"), "tsdb", "create-blocks-from", "openmetrics", om, tsdb], check=True,
-                   capture_output=True, timeout=600)
-    importing.backfill_rules(tsdb, [os.path.join(ROOT, "alerts", "aix-rules.yml")], int(end - 8 * 3600 - 60), int(end))
+    simulate.backfilled(tsdb, [("case-study", None, None)], end, [os.path.join(ROOT, "alerts", "aix-rules.yml")])
     return tsdb, end
 
 

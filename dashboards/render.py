@@ -296,18 +296,9 @@ def digest(text: str) -> str:
 
 def history(tsdb: str, log=print):
     """The demo's history ending at END, with the recording rules, in the blocks of ``tsdb``."""
-    from aix_exporter.tools import importing, simulate
-    promtool = _which("promtool", "Debian package prometheus")
-    os.makedirs(tsdb, exist_ok=True)
-    for scenario, duration, target in LPARS:
-        log(f"simulating {target['lpar']} ({scenario}, {duration // 3600} h) ...")
-        om = os.path.join(os.path.dirname(tsdb), f"{target['lpar']}.om")
-        simulate.write_openmetrics(scenario, om, end=END, duration=duration, target=target)
-        _run([promtool, "tsdb", "create-blocks-from", "openmetrics", om, tsdb], timeout=600)
-        os.remove(om)
-    log("backfilling the recording rules ...")
-    rules = [os.path.join(ROOT, "alerts", "aix-rules.yml")]
-    importing.backfill_rules(tsdb, rules, END - max(d for _, d, _ in LPARS) - 60, END)
+    from aix_exporter.tools import simulate
+    _which("promtool", "Debian package prometheus")
+    simulate.backfilled(tsdb, LPARS, END, [os.path.join(ROOT, "alerts", "aix-rules.yml")], log=log)
 
 
 # ---- serving and rendering ---------------------------------------------------------------

@@ -98,6 +98,37 @@ def write_openmetrics(scenario: str, path: str, seed: int = 1, step: float = 60.
         return w.close(path)
 
 
+def backfilled(tsdb: str, runs, end: float, rules: list, log=lambda message: None) -> None:
+    """Simulated history as TSDB blocks in ``tsdb``: for each (scenario, seconds or None for
+    the scenario's own length, target labels or None) of ``runs``, ending at ``end``, written
+    as OpenMetrics and loaded by promtool; then ``rules`` backfilled over the longest run
+    (importing.backfill_rules). The recorded history a Prometheus serves to the dashboards'
+    render (dashboards/render.py) and to the dashboard mutation harness."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from . import importing
+    promtool = shutil.which("promtool")
+    if not promtool:
+        raise RuntimeError("the history needs promtool (Debian package prometheus)")
+    os.makedirs(tsdb, exist_ok=True)
+    longest = 0.0
+    for scenario, duration, target in runs:
+        duration = duration or SCENARIOS[scenario]().duration
+        longest = max(longest, duration)
+        log(f"simulating {scenario} ({duration / 3600:g} h) ...")
+        with tempfile.TemporaryDirectory(prefix="aix-exporter-history-") as work:
+            om = os.path.join(work, "history.om")
+            write_openmetrics(scenario, om, end=end, duration=duration, target=target)
+            r = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", om, tsdb], capture_output=True,
+                               text=True, timeout=600, env=dict(os.environ, LC_ALL="C", LANG="C"))
+        if r.returncode != 0:
+            raise RuntimeError(f"promtool tsdb create-blocks-from failed: {(r.stderr or r.stdout).strip()[-500:]}")
+    log("backfilling the recording rules ...")
+    importing.backfill_rules(tsdb, rules, int(end - longest - 60), int(end))
+
+
 def main(argv) -> int:
     p = argparse.ArgumentParser(prog="aix-exporter simulate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
