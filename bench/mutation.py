@@ -21,9 +21,11 @@ import concurrent.futures as cf
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = os.path.join(ROOT, "exporter", "aix_exporter")
@@ -116,6 +118,48 @@ def compact(diff: str) -> str:
     return f"L{at}: " + " / ".join(out)
 
 
+def untested(tree: str) -> int:
+    """Mutants of the cache in ``tree`` not tested yet (-1 before mutmut made its cache)."""
+    import sqlite3
+    path = os.path.join(tree, ".mutmut-cache")
+    if not os.path.exists(path):
+        return -1
+    with sqlite3.connect(path) as db:
+        return db.execute("select count(*) from Mutant where status = 'untested'").fetchone()[0]
+
+
+def mutmut_until_done(mutmut: str, tree: str, source: str, runner: str, stall: float = 600, restarts: int = 20):
+    """mutmut run in ``tree`` until every mutant is tested. mutmut 2.5.1's main process can
+    fail while its worker carries on (recording a status, it looks up the line of a file the
+    worker has already mutated again: "Attribute Mutant.line is required") and then waits for
+    ever; so the run is watched: on a traceback in its output, or no mutant tested for
+    ``stall`` seconds, its process group is ended, the source put back as it was, and the run
+    resumed from the cache (a tested mutant is not run again)."""
+    pristine = open(os.path.join(tree, source), encoding="utf-8").read()
+    log = os.path.join(tree, ".mutmut-run.log")
+    for _ in range(restarts + 1):
+        with open(log, "w") as out:
+            proc = subprocess.Popen([mutmut, "run", "--paths-to-mutate", source, "--runner", runner, "--tests-dir",
+                                     "tests", "--no-progress"], cwd=tree, stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        last, since = untested(tree), time.monotonic()
+        while proc.poll() is None:
+            time.sleep(5)
+            left = untested(tree)
+            if left != last:
+                last, since = left, time.monotonic()
+            failed = "Traceback" in open(log, encoding="utf-8", errors="replace").read()
+            if failed or time.monotonic() - since > stall:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                break
+        with open(os.path.join(tree, source), "w", encoding="utf-8") as fh:
+            fh.write(pristine)
+        if untested(tree) == 0:
+            return
+    raise RuntimeError(f"mutmut did not finish {source} after {restarts} restarts")
+
+
 def run(mod, python, mutmut):
     tests = tests_of(mod)
     if not tests:
@@ -131,8 +175,7 @@ def run(mod, python, mutmut):
         # imports or collects) as a survivor, though every test of the module was lost
         runner = (f"/usr/bin/env PYTHONPATH={tree}/exporter:{tree} {python} {tree}/bench/mutation.py --pytest "
                   f"-x -q -p no:cacheprovider -p no:randomly {' '.join(tests)}")
-        subprocess.run([mutmut, "run", "--paths-to-mutate", f"exporter/aix_exporter/{mod}.py", "--runner", runner,
-                        "--tests-dir", "tests", "--no-progress"], cwd=tree, capture_output=True, text=True, timeout=7200)
+        mutmut_until_done(mutmut, tree, f"exporter/aix_exporter/{mod}.py", runner)
         res = subprocess.run([mutmut, "junitxml"], cwd=tree, capture_output=True, text=True, timeout=600).stdout
         total = res.count("<testcase ")
         ids = re.findall(r'<testcase[^>]*name="Mutant #(\d+)"[^>]*>\s*<failure', res)
