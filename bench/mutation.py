@@ -96,8 +96,8 @@ def tests_of(mod):
             if f.endswith(".py") and f[:-3] != name and use.search(open(os.path.join(PKG, pkg, f), encoding="utf-8").read()):
                 found += [t for t in tests_of(f"{pkg}/{f[:-3]}") if t not in found]
     found += [t for t in E2E_TESTS.get(mod, []) if t not in found]
-    if not found and "/" in pkg:   # a module of a package that tests import whole (importers.nmon)
-        found = tests_of(pkg)
+    if "/" in pkg:   # a module of a package that tests import whole (importers.nmon): those tests too
+        found += [t for t in tests_of(pkg) if t not in found]
     return found + [t for t in SHARED_TESTS.get(pkg, []) if t not in found] if found else []
 
 

@@ -77,7 +77,7 @@ class Clock:
                                 "check --tz")
         e0 = first.astimezone(dt.timezone.utc).timestamp()
         e1 = second.astimezone(dt.timezone.utc).timestamp()
-        if e1 != e0 and self.last is not None and e0 <= self.last < e1:
+        if self.last is not None and e0 <= self.last:
             e0 = e1   # the repeated hour: the snapshots' order says this is its second occurrence
         self.last = e0
         return e0
