@@ -221,6 +221,16 @@ def at_the_threshold(fallback, heap, pin, tape):
     # tapeDropRatio 0.5 and tapeBusyRatio 0.5, each exactly: 50 MiB/s after 100, 50 % busy
     out.append(quiet_after("exactly 50 MiB/s after 100, 60 % busy", "AixTapeThroughputDrop", tape(50, 0.6), "240m", "50m"))
     out.append(quiet_after("40 MiB/s after 100, exactly 50 % busy", "AixTapeThroughputDrop", tape(40, 0.5), "240m", "50m"))
+    # collectorStaleSeconds 3600: exactly an hour since the last success is not stale yet
+    stale = [s("aix_exporter_collector_last_success_timestamp_seconds", 'collector="vmstat"', const(0, 120))]
+    out.append(case("last success exactly 60 minutes ago", "AixExporterCollectorStale", stale, False, "60m"))
+    # pagingSpaceUsedRatio 0.80 and freeListRatio 0.01, each exactly (80/100, 10/1000)
+    out.append(case("exactly 80 % of paging space used", "AixPagingSpaceLow",
+                    [s("aix_paging_space_inuse_bytes", "", const(80 * MIB, 300)),
+                     s("aix_paging_space_size_bytes", "", const(100 * MIB, 300))], False, "60m"))
+    out.append(case("exactly 1 % of memory on the free list", "AixFreeListLow",
+                    [s("aix_vmstat_free_list_bytes", "", const(10 * MIB, 300)),
+                     s("aix_lpar_memory_bytes", "", const(1000 * MIB, 300))], False, "60m"))
     return out
 
 
