@@ -180,8 +180,8 @@ class Server:
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._stopping: Optional[asyncio.Event] = None
         self._started = threading.Event()
-        self._last_refused_log = 0.0
-        self._last_emfile_log = -60.0
+        self._last_refused_log = float("-inf")   # never yet: the first one is logged, whatever the clock reads
+        self._last_emfile_log = float("-inf")
 
     # -- lifecycle -----------------------------------------------------------
     def serve_forever(self):

@@ -110,12 +110,21 @@ class FakeWebConfig:
         self.gate = threading.Event()
         self.gate.set()
         self.checked = 0
+        self.active = self.most = 0
+        self.threads = []
+        self.count_lock = threading.Lock()
 
     def known(self, header):
         return None
 
     def authorized(self, header):
+        with self.count_lock:
+            self.active += 1
+            self.most = max(self.most, self.active)
+        self.threads.append(threading.current_thread().name)
         self.gate.wait(10)
+        with self.count_lock:
+            self.active -= 1
         self.checked += 1
         return header == "Basic YTpi"     # a:b
 
@@ -351,6 +360,8 @@ def test_password_checks_queue_at_most_four_and_the_fifth_waits_one_second_for_5
             status, h, body = request(s, headers=[("Authorization", "Basic YTpi")])
             assert (status, h["retry-after"], body) == (503, "1", b"too many password checks waiting\n")
         assert web.AUTH_SHED_DELAY in slept
+        # one bcrypt check at a time, in its own thread: never on the event loop, never two
+        assert config.most == 1 and config.threads[0].startswith("bcrypt_")
         config.gate.set()
         assert [read_response(s)[0] for s in waiting] == [200] * 4
     finally:
@@ -403,3 +414,29 @@ def test_a_client_that_does_not_take_its_response_is_dropped_after_the_write_tim
         assert not r.server._connections
     finally:
         s.close()
+
+
+def test_asyncio_errors_are_one_log_line_and_the_descriptor_limit_one_a_minute(caplog, monkeypatch):
+    server = web.Server(FakeExporter(), [], "/metrics", FakeWebConfig(), 60.0)
+    caplog.set_level("ERROR", logger="aix_exporter")
+    now = [30.0]              # a monotonic clock that started 30 s ago: the first line is logged all the same
+    monkeypatch.setattr(web.time, "monotonic", lambda: now[0])
+    emfile = {"message": "socket.accept() out of system resource", "exception": OSError(24, "Too many open files")}
+    server._loop_exception(None, emfile)
+    now[0] += 59
+    server._loop_exception(None, emfile)          # within the minute: not logged again
+    now[0] += 2
+    server._loop_exception(None, emfile)
+    server._loop_exception(None, {"message": "Task exception was never retrieved", "exception": ValueError("x")})
+    server._loop_exception(None, {"message": "Unclosed transport"})
+    line = ("msg=cannot accept connections: [Errno 24] Too many open files; open connections=0 (raise the file "
+            "descriptor limit, ulimit -n, or lower --web.max-connections); retrying every second")
+    assert [r.getMessage() for r in caplog.records] == [
+        line, line, "msg=Task exception was never retrieved: ValueError: x", "msg=Unclosed transport"]
+
+
+def test_shutdown_of_a_server_that_never_ran_returns():
+    server = web.Server(FakeExporter(), [], "/metrics", FakeWebConfig(), 60.0)
+    server._started.set()          # (else shutdown waits up to 5 s for the loop to start)
+    assert server.shutdown() is None
+    server.server_close()
