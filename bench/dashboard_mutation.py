@@ -11,7 +11,7 @@ for its neighbour (binBps and Bps, percentunit and percent, bytes and decbytes),
 The mutated source is compiled as dashboards/build_dashboards.py does, in a copy of the tree;
 a mutant whose compiled dashboards come out unchanged, or that does not compile, is counted
 apart. The rest run the dashboard tests (tests/unit/test_dashboards.py, test_mixin_config.py,
-test_figures.py, tests/e2e/test_dashboard_meaning.py and test_dashboard_queries.py on
+test_figures.py, test_census.py, tests/e2e/test_dashboard_meaning.py and test_dashboard_queries.py on
 Prometheus) in that copy, against one Prometheus holding the backfilled case study with the
 recording rules, started once here (AIX_EXPORTER_CASE_STUDY_PROMETHEUS); the mutant is caught
 when any fails. Prints each outcome as it is known and the score, and writes the survivors to
@@ -43,6 +43,7 @@ SWAPS = rule_mutation.SWAPS + [
     ("/ 1024", "/ 1000"), ("sort_desc(", "sort("), ("topk by", "bottomk by"), ("'{{instance}}'", "'{{job}}'"),
 ]
 TESTS = ["tests/unit/test_dashboards.py", "tests/unit/test_mixin_config.py", "tests/unit/test_figures.py",
+         "tests/unit/test_census.py",
          "tests/e2e/test_dashboard_meaning.py", "tests/e2e/test_dashboard_queries.py"]
 
 

@@ -312,3 +312,21 @@ def test_every_dashboard_is_written_for_grafana_schema_39():
     written in (Grafana 10.3 to 11), so a later Grafana applies its own migrations to them."""
     assert {n: (d["schemaVersion"], d["version"], d["editable"], d["graphTooltip"]) for n, d in dashboards().items()} \
         == {n: (39, 1, True, 1) for n in NAMES}
+
+
+def test_the_regime_table_shows_the_ratio_to_two_decimals_and_names_each_verdict():
+    """What an admin reads in the before/after table: after/before as 2.72 (a base of 0 as
+    "new", no data as "-"), and the verdict as better, worse or "-", coloured."""
+    table = next(p for p in dashboards()["aix-before-after.json"]["panels"] if p["type"] == "table"
+                 and p["fieldConfig"].get("overrides"))
+    props = {o["matcher"]["options"]: {p["id"]: p["value"] for p in o["properties"]}
+             for o in table["fieldConfig"]["overrides"]}
+    ratio = props["After / before"]
+    assert ratio["decimals"] == 2
+    assert [(m["type"], m["options"].get("match"), m["options"].get("from"), m["options"]["result"]["text"])
+            for m in ratio["mappings"]] == [("special", "nan", None, "-"), ("range", None, 1e300, "new")]
+    verdict = props["Verdict"]
+    assert verdict["custom.cellOptions"] == {"type": "color-background"}
+    assert verdict["mappings"] == [{"type": "value", "options": {
+        "-1": {"color": "red", "text": "worse"}, "0": {"color": "transparent", "text": "-"},
+        "1": {"color": "green", "text": "better"}}}]
