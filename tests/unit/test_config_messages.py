@@ -76,6 +76,9 @@ CASES = [
     ("splat:\n  work_dir: /var/splat\ntsm:\n  state_file: /var/splat/s.json\n",
      ["F:4:15: tsm.state_file: /var/splat/s.json is splat.work_dir or inside it; the state file must be a "
       "file of its own (it is overwritten)"]),
+    ("splat:\n  report_dir: /var/perfpmr\ntsm:\n  state_file: /var/perfpmr/state.json\n",
+     ["F:4:15: tsm.state_file: /var/perfpmr/state.json is splat.report_dir or inside it; the state file must "
+      "be a file of its own (it is overwritten)"]),
     # an unknown key does not stop the keys after it from being checked
     ("colour: blue\ncommand_timeout_seconds: -1\n",
      ["F:1:9: colour: unknown key; known in the top level: command_timeout_seconds, command_root, vmstat, vmo, "
