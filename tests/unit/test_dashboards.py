@@ -330,3 +330,69 @@ def test_the_regime_table_shows_the_ratio_to_two_decimals_and_names_each_verdict
     assert verdict["mappings"] == [{"type": "value", "options": {
         "-1": {"color": "red", "text": "worse"}, "0": {"color": "transparent", "text": "-"},
         "1": {"color": "green", "text": "better"}}}]
+
+
+def test_no_counter_is_read_with_delta():
+    """delta() is for gauges: on a counter it counts a reset as a fall. Counters (_total) are
+    read with increase() or rate(), in the dashboards and the rules alike."""
+    pattern = re.compile(r"\bdelta\(\s*([a-zA-Z_:][a-zA-Z0-9_:]*)")
+    found = [(n, title, m) for n, d in dashboards().items() for title, e in exprs(d)
+             for m in pattern.findall(e) if m.endswith("_total")]
+    rules = (ROOT / "alerts" / "aix-rules.yml").read_text()
+    assert found == [] and [m for m in pattern.findall(rules) if m.endswith("_total")] == []
+
+
+def test_the_census_stat_counts_the_census_tables_state_column():
+    """The stat counts LPARs by the very state the table and report --census show: the state
+    column's query (report/census.py), equal to each code."""
+    from aix_exporter.report import census
+    stat = next(p for p in dashboards()["aix-fleet-census.json"]["panels"] if p["type"] == "stat")
+    state = census.column("state", 'job=~"aix.*"', "$__range")
+    assert [(t["legendFormat"], t["expr"]) for t in stat["targets"]] == [
+        (name, f"count({state} == {code}) or vector(0)")
+        for code, name in ((4, "down after ANR0358E"), (3, "mandatory at risk"), (2, "falling back"),
+                           (1, "16 MB pages"), (0, "4 KB pages"))]
+
+
+def test_a_figure_absent_in_a_regime_reads_0_there_not_its_siblings_value():
+    """16 MB memory (zero_if_absent): where svmon has no 16 MB row, the row reads 0 times the
+    part's other series, in the regime table's queries (the 4K-versus-16M dashboard's are the
+    report's own Figure.window, pinned in test_figures.py)."""
+    for name in ("aix-before-after.json",):
+        rows = [e for _, e in exprs(dashboards()[name]) if 'psize="16M"' in e and "regime_memory_inuse" in e]
+        assert rows, name
+        for e in rows:
+            assert re.search(r'psize="16M"\}\[\$__range\]\)\) or 0 \* max by \(instance, job\) \(avg_over_time\('
+                             r'aix:regime_memory_inuse:bytes\{[^}]*regime="(4K|16M)"\}\[\$__range\]\)\)', e), (name, e[:300])
+
+
+def test_the_annotations_mark_the_five_minutes_after_a_change_and_nothing_else(tmp_path):
+    """Each annotation query of the 4K-versus-16M dashboard, evaluated by promtool on series
+    that change once at minute 31: a mark from 31 to 35, none at 30 or from 36 on."""
+    import subprocess
+    from tests.conftest import need
+    annotations = {a["name"]: a["expr"].replace('instance=~"$instance"', 'instance=~".*"')
+                   for a in dashboards()["aix-4k-vs-16m.json"]["annotations"]["list"] if "expr" in a}
+    assert sorted(annotations) == ["16MB mode changed", "LDR_CNTRL changed", "lgpg_regions changed"]
+    L = 'job="aix",instance="a"'
+    series = [
+        {"series": f'aix_vmo_tunable{{{L},tunable="lgpg_regions",setting="current"}}', "values": "0x30 160x30"},
+        {"series": f'aix_process_large_page_info{{{L},pid="1",mode="N"}}', "values": "1x30 _x30"},
+        {"series": f'aix_process_large_page_info{{{L},pid="1",mode="Y"}}', "values": "_x31 1x30"},
+        {"series": f'aix_process_ldr_cntrl_info{{{L},pid="1",large_page_data=""}}', "values": "1x30 _x30"},
+        {"series": f'aix_process_ldr_cntrl_info{{{L},pid="1",large_page_data="Y"}}', "values": "_x31 1x30"}]
+    # (vxN is N + 1 samples, _xN is N gaps: each changes at minute 31)
+    marked = {"lgpg_regions changed": '{instance="a", job="aix", setting="current", tunable="lgpg_regions"}',
+              "16MB mode changed": '{instance="a", mode="Y"}',
+              "LDR_CNTRL changed": '{instance="a", large_page_data="Y"}'}
+    checks = []
+    for name, expr in annotations.items():
+        for minute in (30, 31, 35, 36, 50):
+            want = [{"labels": marked[name], "value": 1}] if 31 <= minute <= 35 else []
+            checks.append({"expr": expr, "eval_time": f"{minute}m", "exp_samples": want})
+    import yaml
+    f = tmp_path / "annotations.test.yml"
+    f.write_text(yaml.safe_dump({"rule_files": [], "evaluation_interval": "1m", "tests": [
+        {"interval": "1m", "input_series": series, "promql_expr_test": checks}]}))
+    r = subprocess.run([need("promtool"), "test", "rules", str(f)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
