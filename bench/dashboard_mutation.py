@@ -183,7 +183,7 @@ def main():
         shutil.rmtree(scratch, ignore_errors=True)
     counts = {s: sum(1 for r in results if r[4] == s) for s in ("caught", "compile", "unchanged", "survived")}
     valid = counts["caught"] + counts["survived"]
-    sampled = (f" (every {args.sample}th mutant from the {args.offset}th)" if args.sample > 1 else "") + (
+    sampled = (f" (one mutant in {args.sample}, starting at {args.offset})" if args.sample > 1 else "") + (
         " (the survivors re-run)" if args.rerun else "")
     print(json.dumps(counts))
     print("| source | mutants | do not compile | dashboards unchanged | caught | survived | score |\n"
