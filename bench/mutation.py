@@ -243,8 +243,8 @@ def main():
     eq = sum(1 for why in explained.values() if why)
     print(f"| **all** | {total} | {killed} | **{100 * killed / max(total, 1):.1f} %** | {eq} | "
           f"{total - killed - eq} |")
-    stale = [known[i] for i in range(len(known)) if i not in used and (not args.only or any(
-        known[i][0] == m or known[i][0].endswith("/" + m) for m in args.only))]
+    ran = {r[0] for r in results}
+    stale = [known[i] for i in range(len(known)) if i not in used and known[i][0] in ran]
     for module, text, _ in stale:
         print(f"equivalence entry matches no survivor (stale?): {module}: {text}")
     with open(args.out, "w", encoding="utf-8") as fh:

@@ -74,6 +74,6 @@ def _part(d: dict) -> Part:
 
 FIGURES = tuple(
     Figure(f["key"], f["title"], f["row"], f["unit"], f["better"], f["digits"], _part(f["of"]),
-           _part(f["per"]) if "per" in f else None, f.get("scale", ""), bool(f.get("decides")), f.get("reading", ""),
+           _part(f["per"]) if "per" in f else None, f.get("scale", ""), bool(f.get("decides")), f["reading"],
            bool(f.get("zero_if_absent")))
     for f in TABLE["figures"])
