@@ -171,7 +171,8 @@ class Server:
         self.server_address = socks[0].getsockname() if socks else None
         self._pool = ThreadPoolExecutor(max_workers=max_requests, thread_name_prefix="scrape")
         self._auth_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bcrypt")
-        self._in_flight = 0
+        self._in_flight = 0                   # scrapes collecting (bounded by max_requests)
+        self._answering = 0                   # requests between their head and their response's last byte
         self._auth_waiting = 0
         self._head_bytes = 0                  # bytes of request heads being received, all connections
         self._connections: set = set()        # transports, from accept (before any TLS handshake)
@@ -235,10 +236,10 @@ class Server:
         for srv in servers:
             srv.close()
         deadline = time.monotonic() + self.drain_seconds
-        while self._in_flight and time.monotonic() < deadline:
+        while self._answering and time.monotonic() < deadline:   # until each has its whole response
             await asyncio.sleep(0.05)
-        if self._in_flight:
-            log.warning("msg=shutdown with %d scrape(s) still in flight after %.0fs", self._in_flight,
+        if self._answering:
+            log.warning("msg=shutdown with %d request(s) still being answered after %.0fs", self._answering,
                         self.drain_seconds)
         for t in list(self._connections):
             t.abort()
@@ -336,24 +337,28 @@ class Server:
                 if not isinstance(event, h11.Request):
                     return
                 first = False
-                # a GET has no body; anything else is drained up to the header limit, then refused
-                status, ctype, body, extra = await self._respond(event)
-                if not await self._drain_body(conn, reader):
-                    return
-                headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
-                           (b"Server", SERVER)] + extra
-                if status == 401:
-                    headers.append((b"Connection", b"close"))
-                out = conn.send(h11.Response(status_code=status, headers=headers))
-                if event.method != b"HEAD":
-                    out += conn.send(h11.Data(data=body))
-                out += conn.send(h11.EndOfMessage())
-                writer.write(out)   # head and body in one write: no wait for a delayed ACK between them
+                self._answering += 1   # a shutdown waits for its response, up to drain_seconds
                 try:
-                    await asyncio.wait_for(writer.drain(), self.write_timeout)
-                except asyncio.TimeoutError:
-                    writer.transport.abort()   # a client that does not read its response
-                    return
+                    # a GET has no body; anything else is drained up to the header limit, then refused
+                    status, ctype, body, extra = await self._respond(event)
+                    if not await self._drain_body(conn, reader):
+                        return
+                    headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
+                               (b"Server", SERVER)] + extra
+                    if status == 401:
+                        headers.append((b"Connection", b"close"))
+                    out = conn.send(h11.Response(status_code=status, headers=headers))
+                    if event.method != b"HEAD":
+                        out += conn.send(h11.Data(data=body))
+                    out += conn.send(h11.EndOfMessage())
+                    writer.write(out)   # head and body in one write: no wait for a delayed ACK between them
+                    try:
+                        await asyncio.wait_for(writer.drain(), self.write_timeout)
+                    except asyncio.TimeoutError:
+                        writer.transport.abort()   # a client that does not read its response
+                        return
+                finally:
+                    self._answering -= 1
                 if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     return
                 conn.start_next_cycle()

@@ -440,3 +440,126 @@ def test_shutdown_of_a_server_that_never_ran_returns():
     server._started.set()          # (else shutdown waits up to 5 s for the loop to start)
     assert server.shutdown() is None
     server.server_close()
+
+
+def test_admission_refuses_while_stopping_and_logs_a_full_server_once_a_minute(caplog, monkeypatch):
+    server = web.Server(FakeExporter(), [], "/metrics", FakeWebConfig(), 60.0, max_connections=0)
+    server._stopping = asyncio.Event()
+    caplog.set_level("WARNING", logger="aix_exporter")
+    now = [30.0]
+    monkeypatch.setattr(web.time, "monotonic", lambda: now[0])
+    for t in (30.0, 89.0, 90.0, 90.5):          # full, none idle: refused; logged at 30 and 90.5 only
+        now[0] = t
+        assert server._admit(object()) is False
+    assert [r.getMessage() for r in caplog.records] == [
+        "msg=connection refused: 0 connections open, none idle (--web.max-connections)"] * 2
+    server.max_connections = 5
+    assert server._admit("a") is True and server._connections == {"a"}
+    server._stopping.set()                      # stopping: nothing more is admitted, nor counted
+    assert server._admit("b") is False and server._connections == {"a"}
+
+
+def test_the_descriptor_limit_is_logged_again_exactly_a_minute_later(caplog, monkeypatch):
+    server = web.Server(FakeExporter(), [], "/metrics", FakeWebConfig(), 60.0)
+    caplog.set_level("ERROR", logger="aix_exporter")
+    now = [30.0]
+    monkeypatch.setattr(web.time, "monotonic", lambda: now[0])
+    emfile = {"message": "socket.accept() out of system resource", "exception": OSError(24, "x")}
+    for t in (30.0, 89.999, 90.0):
+        now[0] = t
+        server._loop_exception(None, emfile)
+    server._loop_exception(None, {"exception": KeyError("k")})     # no message of its own
+    assert [r.getMessage()[:40] for r in caplog.records] == ["msg=cannot accept connections: [Errno 24"] * 2 + [
+        "msg=event loop error: KeyError: 'k'"]
+
+
+def test_shutdown_lets_a_scrape_in_flight_finish_then_closes(running):
+    r = running(drain_seconds=30.0)
+    r.exporter.gate.clear()
+    with r.connect() as s:
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        deadline = time.monotonic() + 5
+        while r.server._in_flight < 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stopper = threading.Thread(target=r.server.shutdown)
+        stopper.start()
+        time.sleep(0.3)
+        assert r.thread.is_alive()              # draining: the scrape is still answered
+        r.exporter.gate.set()
+        assert read_response(s)[0] == 200
+        r.thread.join(10)
+        stopper.join(10)
+        assert not r.thread.is_alive()          # returned once nothing was in flight, not after 30 s
+
+
+def test_shutdown_after_the_drain_period_says_what_was_cut_off(running, caplog):
+    r = running(drain_seconds=1.0)
+    r.exporter.gate.clear()
+    caplog.set_level("WARNING", logger="aix_exporter")
+    with r.connect() as s:
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        deadline = time.monotonic() + 5
+        while r.server._in_flight < 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        r.server.shutdown()
+        r.thread.join(10)
+        assert not r.thread.is_alive() and closed(s)
+    assert [x.getMessage() for x in caplog.records] == ["msg=shutdown with 1 request(s) still being answered after 1s"]
+
+
+def test_closing_neither_waits_for_a_running_password_check_nor_runs_queued_ones(running):
+    config = FakeWebConfig(users={"a": "hash"})
+    r = running(web_config=config, drain_seconds=0.2)
+    config.gate.clear()
+    socks = []
+    try:
+        for _ in range(3):
+            s = r.connect()
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\n\r\n")
+            socks.append(s)
+        deadline = time.monotonic() + 5
+        while r.server._auth_waiting < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        r.server.shutdown()                     # (the three requests are drained for 0.2 s, then cut)
+        r.thread.join(10)
+        closer = threading.Thread(target=r.server.server_close)
+        closer.start()
+        closer.join(5)
+        assert not closer.is_alive()            # did not wait for the check in progress
+        config.gate.set()
+        time.sleep(0.5)
+        assert config.checked == 1              # the two queued were cancelled
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_tls_shrinks_the_read_buffers_and_rechecks_the_certificate_every_10_s(running, monkeypatch, caplog):
+    import ssl
+    proto = asyncio.sslproto.SSLProtocol
+    monkeypatch.setattr(proto, "max_size", 256 * 1024)
+    real_sleep = asyncio.sleep
+    slept = []
+
+    async def sleep(delay, *a):
+        slept.append(delay)
+        return await real_sleep(0.01 if delay == 10 else delay, *a)
+    monkeypatch.setattr(web.asyncio, "sleep", sleep)
+    config = FakeWebConfig()
+    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    calls = []
+
+    def reload_if_changed():
+        calls.append(1)
+        if len(calls) == 2:
+            raise ValueError("boom")
+        return False
+    config.reload_if_changed = reload_if_changed
+    caplog.set_level("ERROR", logger="aix_exporter")
+    running(web_config=config)
+    deadline = time.monotonic() + 5
+    while len(calls) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proto.max_size == web.TLS_READ_BUFFER
+    assert len(calls) >= 3 and 10 in slept
+    assert [x.getMessage() for x in caplog.records][:1] == ["msg=cannot reload TLS certificate: boom"]
