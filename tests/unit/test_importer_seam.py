@@ -113,3 +113,20 @@ def test_registered_importers_provide_the_interface():
         assert imp.mapping_table().startswith("\n| ")
         first = imp.first(io.StringIO(""), imp.option_defaults)
         assert first == (None, None)
+
+
+def test_the_seams_small_parts_hold_their_values():
+    s = base.Stats()
+    assert (s.files, s.snapshots, s.rows_skipped, s.sections_unmapped) == (0, 0, {}, {})
+    s.skip("odd row")
+    s.skip("odd row")
+    s.skip("short row", 5)
+    assert s.rows_skipped == {"odd row": 2, "short row": 5}
+    assert base.Stats().rows_skipped is not s.rows_skipped            # each import its own counts
+    c = base.series("aix_x", "counter", "X.", {"b": "2", "a": "1"})
+    assert c == base.Series("aix_x", "counter", "X.", "aix_x_total", (("a", "1"), ("b", "2")))
+    assert base.series("aix_y", "gauge", "Y.").name == "aix_y" and base.series("aix_y", "gauge", "Y.").labels == ()
+    assert base.series("aix_z", "counter", "Z.", name="aix_z_seconds_total").name == "aix_z_seconds_total"
+    # compared and hashed by value: the tool keeps one output series per distinct Series
+    assert len({c, base.series("aix_x", "counter", "X.", {"a": "1", "b": "2"})}) == 1
+    assert issubclass(base.RecordingError, ValueError)
