@@ -174,3 +174,52 @@ def test_the_compiled_bcrypt_is_used_when_installed_else_the_built_in_one(monkey
     monkeypatch.setitem(sys.modules, "bcrypt", None)      # not installed: import fails
     assert webconfig._verifier() == ("built-in (pure Python, slow: install the bcrypt module for speed)",
                                      purebcrypt.checkpw)
+
+
+def test_a_wrong_password_stays_wrong_and_a_right_one_right_when_asked_again(users):
+    for _ in range(2):
+        assert users.authorized(basic("admin", "wrong")) is False
+        assert users.authorized(basic("admin", "secret")) is True
+
+
+def test_credentials_that_are_not_clean_base64_are_refused_not_repaired(users):
+    good = base64.b64encode(b"admin:secret").decode()
+    assert users.authorized("Basic " + good) is True
+    assert users.authorized("Basic " + good[:4] + "!" + good[4:]) is False     # a stray byte: refused
+    assert users.authorized("basic " + good) is True                            # the scheme's case does not matter
+
+
+def test_a_hash_the_verifier_cannot_read_refuses_and_unknown_users_meet_a_real_dummy_hash(users):
+    seen = []
+
+    def raising(secret, hashed):
+        seen.append(hashed)
+        raise ValueError("invalid salt")
+    users.checkpw = raising
+    assert users.authorized(basic("admin", "other")) is False
+    # an unknown user is checked against a dummy hash of the same cost, so it takes as long
+    users.checkpw = lambda secret, hashed: seen.append(hashed) or False
+    assert users.authorized(basic("nobody", "x")) is False
+    assert seen[-1] == webconfig._DUMMY_HASH
+    assert purebcrypt.parse(webconfig._DUMMY_HASH)[0] == 10           # a real bcrypt hash, cost 10
+
+
+def test_defaults_and_a_config_built_without_a_verifier():
+    wc = webconfig.WebConfig()
+    assert (wc.ssl_context, wc.users, wc.verifier, wc.checkpw, wc.cert_files, wc._mtimes) == (None, {}, "", None, (), ())
+    assert wc.reload_if_changed() is False
+    hashed = purebcrypt.hashpw(b"pw", b"0123456789abcdef", 4)
+    direct = webconfig.WebConfig(users={"u": hashed})                  # no checkpw: the module's own is used
+    assert direct.authorized(basic("u", "pw")) is True
+
+
+def test_the_certificate_is_loaded_again_only_when_a_file_changes(pki, tmp_path):
+    import os
+    wc = load(tmp_path, tls_yaml(pki))
+    assert wc.reload_if_changed() is False
+    st = os.stat(pki / "server.crt")
+    os.utime(pki / "server.crt", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert wc.reload_if_changed() is True
+    assert wc.reload_if_changed() is False
+    no_files = webconfig.WebConfig(ssl_context=wc.ssl_context)
+    assert no_files.reload_if_changed() is False
