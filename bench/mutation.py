@@ -128,16 +128,20 @@ def untested(tree: str) -> int:
         return db.execute("select count(*) from Mutant where status = 'untested'").fetchone()[0]
 
 
-def mutmut_until_done(mutmut: str, tree: str, source: str, runner: str, stall: float = 600, restarts: int = 20):
-    """mutmut run in ``tree`` until every mutant is tested. mutmut 2.5.1's main process can
-    fail while its worker carries on (recording a status, it looks up the line of a file the
-    worker has already mutated again: "Attribute Mutant.line is required") and then waits for
-    ever; so the run is watched: on a traceback in its output, or no mutant tested for
-    ``stall`` seconds, its process group is ended, the source put back as it was, and the run
-    resumed from the cache (a tested mutant is not run again)."""
+def mutmut_until_done(mutmut: str, tree: str, source: str, runner: str, stall: float = 600, restarts: int = 20) -> int:
+    """mutmut run in ``tree`` until every mutant is tested; returns how many were left untested.
+    mutmut 2.5.1's main process can fail while its worker carries on (recording a status, it
+    looks up the line of a file the worker has already mutated again: "Attribute Mutant.line
+    is required") and then waits for ever; so the run is watched: on a traceback in its
+    output, or no mutant tested for ``stall`` seconds, its process group is ended, the source
+    put back as it was, and the run resumed from the cache (a tested mutant is not run again).
+    Two restarts in a row without a mutant tested end the run: what is left is reported as
+    untested, not scored."""
     pristine = open(os.path.join(tree, source), encoding="utf-8").read()
     log = os.path.join(tree, ".mutmut-run.log")
+    idle = 0
     for _ in range(restarts + 1):
+        before = untested(tree)
         with open(log, "w") as out:
             proc = subprocess.Popen([mutmut, "run", "--paths-to-mutate", source, "--runner", runner, "--tests-dir",
                                      "tests", "--no-progress"], cwd=tree, stdout=out, stderr=subprocess.STDOUT,
@@ -155,9 +159,13 @@ def mutmut_until_done(mutmut: str, tree: str, source: str, runner: str, stall: f
                 break
         with open(os.path.join(tree, source), "w", encoding="utf-8") as fh:
             fh.write(pristine)
-        if untested(tree) == 0:
-            return
-    raise RuntimeError(f"mutmut did not finish {source} after {restarts} restarts")
+        left = untested(tree)
+        if left == 0:
+            return 0
+        idle = idle + 1 if left == before else 0
+        if idle >= 2:
+            return left
+    return untested(tree)
 
 
 def run(mod, python, mutmut):
@@ -175,15 +183,16 @@ def run(mod, python, mutmut):
         # imports or collects) as a survivor, though every test of the module was lost
         runner = (f"/usr/bin/env PYTHONPATH={tree}/exporter:{tree} {python} {tree}/bench/mutation.py --pytest "
                   f"-x -q -p no:cacheprovider -p no:randomly {' '.join(tests)}")
-        mutmut_until_done(mutmut, tree, f"exporter/aix_exporter/{mod}.py", runner)
+        left = mutmut_until_done(mutmut, tree, f"exporter/aix_exporter/{mod}.py", runner)
         res = subprocess.run([mutmut, "junitxml"], cwd=tree, capture_output=True, text=True, timeout=600).stdout
-        total = res.count("<testcase ")
+        total = res.count("<testcase ") - res.count("<skipped")   # untested mutants are not scored
         ids = re.findall(r'<testcase[^>]*name="Mutant #(\d+)"[^>]*>\s*<failure', res)
         survivors = []
         for i in ids:
             diff = subprocess.run([mutmut, "show", i], cwd=tree, capture_output=True, text=True, timeout=60).stdout
             survivors.append((i, compact(diff)))
-        return mod, total, total - len(ids), survivors, f"{len(tests)} test files"
+        return mod, total, total - len(ids), survivors, f"{len(tests)} test files" + (
+            f"; {left} mutants left untested (mutmut stopped)" if left else "")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
