@@ -88,3 +88,15 @@ def test_the_repeated_autumn_hour_follows_the_snapshots_order():
     # outside a DST change a time is itself, whatever came before
     c = Clock(zone("UTC"))
     assert [c.epoch(dt.datetime(2026, 11, 2, 10, 0)) for _ in range(2)] == [utc(2026, 11, 2, 10, 0)] * 2
+
+
+@pytest.mark.parametrize("month,number", [(m, k) for k, m in enumerate(
+    ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"), 1)])
+def test_each_month_name_is_its_month(month, number):
+    assert parse_aaa_date(f"01-{month}-2026", None) == dt.date(2026, number, 1)
+    assert parse_zzzz_date(f"01-{month.lower()}-2026") == dt.date(2026, number, 1)
+
+
+def test_only_two_digit_years_are_read_as_20yy():
+    assert parse_aaa_date("13/04/0100", None) == dt.date(100, 4, 13)       # four digits: as written
+    assert parse_aaa_date("13/04/2099", None) == dt.date(2099, 4, 13)
