@@ -1,6 +1,7 @@
 """The web configuration's security defaults and limits, each asserted with its value
 (webconfig.py; the real TLS and basic-auth clients are tests/e2e/test_tls_auth.py)."""
 import base64
+import re
 import ssl
 import subprocess
 
@@ -223,3 +224,49 @@ def test_the_certificate_is_loaded_again_only_when_a_file_changes(pki, tmp_path)
     assert wc.reload_if_changed() is False
     no_files = webconfig.WebConfig(ssl_context=wc.ssl_context)
     assert no_files.reload_if_changed() is False
+
+
+def test_each_refusal_of_the_file_itself_is_written_out_whole(pki, tmp_path):
+    p = tmp_path / "web.yml"
+    cases = [
+        ("a: [1, 2\n", f"{p}: not valid YAML: while parsing a flow sequence"),
+        ("- a\n", f"{p}: expected a mapping"),
+        ("zeta: 1\nalpha: 2\n", f"{p}: unknown key(s) alpha, zeta"),
+        ("tls_server_config: [a]\n", f"{p}: tls_server_config: expected a mapping"),
+        (tls_yaml(pki, "  b: 1\n  a: 2\n"), f"{p}: tls_server_config: unknown key(s) a, b; known: cert_file, "
+                                            "client_auth_type, client_ca_file, key_file, min_version"),
+        (tls_yaml(pki, "  max_version: TLS13\n  cipher_suites: []\n"),
+         f"{p}: tls_server_config: cipher_suites, max_version not supported here"),
+        (f"tls_server_config:\n  cert_file: {pki}/server.crt\n  key_file: {pki}/none.key\n",
+         f"{p}: tls_server_config.key_file: {pki}/none.key does not exist"),
+        (tls_yaml(pki, f"  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: {pki}/none.crt\n"),
+         f"{p}: tls_server_config.client_ca_file: {pki}/none.crt does not exist"),
+        (f"tls_server_config:\n  cert_file: {pki}/server.key\n  key_file: {pki}/server.key\n",
+         re.compile(rf"{re.escape(str(p))}: cannot load TLS files: \[SSL\] PEM lib \(_ssl\.c:\d+\)")),
+        ("basic_auth_users:\n  ? [a, b]\n  : x\n", None),
+    ]
+    for text, message in cases:
+        p.write_text(text)
+        with pytest.raises(ConfigError) as e:
+            webconfig.load(str(p))
+        if message is None:        # a key YAML can read but Python cannot hash: one line, not a traceback
+            assert str(e.value).startswith(f"{p}: ") and "\n" not in str(e.value)
+        elif isinstance(message, re.Pattern):   # (OpenSSL's message names its source line)
+            assert message.fullmatch(str(e.value)), str(e.value)
+        else:
+            assert str(e.value) == message, text
+    with pytest.raises(ConfigError) as e:
+        webconfig.load(str(tmp_path / "none.yml"))
+    assert str(e.value) == f"{tmp_path / 'none.yml'}: No such file or directory"
+
+
+def test_a_structure_python_cannot_use_is_a_malformed_configuration(tmp_path):
+    p = tmp_path / "web.yml"
+    p.write_text("basic_auth_users:\n  admin: 7\n")
+    with pytest.raises(ConfigError) as e:
+        webconfig.load(str(p))
+    assert str(e.value) == f"{p}: basic_auth_users.admin: expected a bcrypt hash"
+    p.write_text("tls_server_config:\n  cert_file: 7\n  key_file: 8\n")
+    with pytest.raises(ConfigError) as e:
+        webconfig.load(str(p))
+    assert str(e.value).startswith(f"{p}: malformed web configuration: ")
