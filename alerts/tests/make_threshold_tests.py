@@ -151,7 +151,8 @@ def at_the_threshold(fallback, heap, pin, tape):
     out = []
     # largePagePoolFreeWarningRatio 0.10: 20 of 200 pages free is exactly 10 %, not below it
     out.append(case("exactly 10 % of the pool free", "AixLargePagePoolNearlyExhausted", pool(20), False, "60m"))
-    # exhausted means no page free (<= 0): one free page is not exhausted
+    # exhausted means no page free (<= 0): none free fires (for 5m), one free page is not exhausted
+    out.append(case("no page free", "AixLargePagePoolExhausted", pool(0), True, "10m"))
     out.append(case("one page free", "AixLargePagePoolExhausted", pool(1), False, "60m"))
     # the free pages run out after 120 minutes and stay at 0: while the pool is exhausted the
     # forecast has nothing left to predict (free > 0), AixLargePagePoolExhausted has it
