@@ -1,5 +1,7 @@
 """A command that hangs is killed at its timeout, leaves no zombie or orphan, and the other
 collectors keep serving within the scrape deadline (real subprocesses, real HTTP server)."""
+import os
+import signal
 import subprocess
 import threading
 import time
@@ -28,9 +30,21 @@ class LinuxStandIn(SystemSource):
         return super().argv(key)
 
 
-def procs_with_mark():
-    out = subprocess.run(["ps", "-eo", "pid,stat,args"], capture_output=True, text=True).stdout
-    return [l for l in out.splitlines() if MARK in l or "sleep 300" in l]
+def hung_group():
+    """The process group of the hanging command: its shell's (the shell's argv holds MARK;
+    the command runs in a session of its own), or None."""
+    out = subprocess.run(["/bin/ps", "-eo", "pid,pgid,args"], capture_output=True, text=True).stdout
+    for line in out.splitlines()[1:]:
+        pid, pgid, args = line.split(None, 2)
+        if MARK in args and args.startswith("/bin/sh"):
+            return int(pgid)
+    return None
+
+
+def members(pgid):
+    """Processes of the group that still run (a zombie waits only for its reaping)."""
+    out = subprocess.run(["/bin/ps", "-eo", "pgid,stat,args"], capture_output=True, text=True).stdout
+    return [l for l in out.splitlines()[1:] if l.split()[0] == str(pgid) and not l.split()[1].startswith("Z")]
 
 
 def test_hung_command_is_killed_and_others_keep_serving():
@@ -50,15 +64,21 @@ def test_hung_command_is_killed_and_others_keep_serving():
         assert 'aix_exporter_collector_success{collector="vmo"} 1.0' in body
         assert 'aix_vmo_tunable{setting="current",tunable="lgpg_regions"} 160.0' in body
         assert 'aix_exporter_collector_success{collector="memory"} 0.0' in body
-        assert procs_with_mark(), "the hanging command should still be running before its timeout"
+        pgid = hung_group()
+        assert pgid is not None, "the hanging command should still be running before its timeout"
+        assert any("sleep 300" in m for m in members(pgid)), members(pgid)   # with its child
         time.sleep(3.5)                                # past the command timeout: group killed
         # Nothing of the group runs any more. A killed grandchild can linger as a zombie only
         # until init reaps it (it was re-parented there when its shell died); our own child is reaped.
-        alive = [l for l in procs_with_mark() if not l.split()[1].startswith("Z")]
-        assert alive == [], alive
+        assert members(pgid) == []
         body = urllib.request.urlopen(req, timeout=10).read().decode()
         assert 'aix_exporter_collector_success{collector="vmo"} 1.0' in body
     finally:
         server.shutdown()
         e.stop()
-        subprocess.run(["pkill", "-f", MARK])
+        pgid = hung_group()
+        if pgid is not None:                          # only the group this test started, by its id
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
