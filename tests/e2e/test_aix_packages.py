@@ -45,7 +45,9 @@ def signed_dist(dist, tmp_path_factory):
                        cwd=ROOT, env={**env, "AIX_EXPORTER_RPM_RELEASE": "2",
                                       "AIX_EXPORTER_SIGNING_KEY": "test@example.invalid"})
     assert r.returncode == 0, r.stderr
-    return {"dir": out, "env": env, "said": r.stdout, "rpm": out / f"aix_exporter-{dist['version']}-2.noarch.rpm"}
+    yield {"dir": out, "env": env, "said": r.stdout, "rpm": out / f"aix_exporter-{dist['version']}-2.noarch.rpm"}
+    # gpg started an agent for this keyring: end it through the keyring's own socket (not by name)
+    subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, capture_output=True, timeout=30)
 
 
 def test_an_unsigned_build_says_so(dist):
