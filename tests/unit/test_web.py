@@ -195,6 +195,14 @@ def request(s, method="GET", path="/metrics", headers=(), body=b""):
     return read_response(s, head_only=method == "HEAD")
 
 
+def wait_while(condition, seconds=5.0):
+    """Poll ``condition`` until it is false or ``seconds`` pass (the assertion after it says
+    which): for the server's counters, which change on its own thread."""
+    deadline = time.monotonic() + seconds
+    while condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def closed(s, timeout=5.0) -> bool:
     s.settimeout(timeout)
     try:
@@ -258,9 +266,7 @@ def test_heads_being_received_are_bounded_at_32_mib_together(running):
             s = r.connect()
             s.sendall(pad)
             socks.append(s)
-        deadline = time.monotonic() + 10
-        while r.server._head_bytes < 32 * len(pad) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_while(lambda: r.server._head_bytes < 32 * len(pad), 10)
         assert r.server._head_bytes == 32 * len(pad)
         for s in socks:
             s.setblocking(False)
@@ -308,9 +314,7 @@ def test_scrapes_beyond_max_requests_get_503_at_once(running):
     try:
         for s in busy:
             s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        deadline = time.monotonic() + 5
-        while r.server._in_flight < 2 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_while(lambda: r.server._in_flight < 2)
         with r.connect() as s:
             status, h, body = request(s)
             assert (status, h["retry-after"], body) == (503, "1", b"too many scrapes in flight (--web.max-requests=2)\n")
@@ -352,9 +356,7 @@ def test_password_checks_queue_at_most_four_and_the_fifth_waits_one_second_for_5
             s = r.connect()
             s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\n\r\n")
             waiting.append(s)
-            deadline = time.monotonic() + 5
-            while r.server._auth_waiting < k + 1 and time.monotonic() < deadline:
-                time.sleep(0.02)
+            wait_while(lambda k=k: r.server._auth_waiting < k + 1)
         assert r.server._auth_waiting == 4
         with r.connect() as s:
             status, h, body = request(s, headers=[("Authorization", "Basic YTpi")])
@@ -380,9 +382,7 @@ def test_when_full_with_none_idle_the_new_connection_is_closed_and_logged_once(r
     caplog.set_level("WARNING", logger="aix_exporter")
     with r.connect() as a:
         a.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")     # in a scrape: not idle
-        deadline = time.monotonic() + 5
-        while r.server._in_flight < 1 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_while(lambda: r.server._in_flight < 1)
         for _ in range(2):
             with r.connect() as b:
                 assert closed(b)
@@ -405,12 +405,9 @@ def test_a_client_that_does_not_take_its_response_is_dropped_after_the_write_tim
     s.connect(("127.0.0.1", r.port))
     try:
         s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")   # and never reads
-        deadline = time.monotonic() + 10
-        while not r.server._connections and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_while(lambda: not r.server._connections, 10)
         assert len(r.server._connections) == 1
-        while r.server._connections and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_while(lambda: r.server._connections, 10)
         assert not r.server._connections
     finally:
         s.close()
@@ -478,9 +475,7 @@ def test_shutdown_lets_a_scrape_in_flight_finish_then_closes(running):
     r.exporter.gate.clear()
     with r.connect() as s:
         s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        deadline = time.monotonic() + 5
-        while r.server._in_flight < 1 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_while(lambda: r.server._in_flight < 1)
         stopper = threading.Thread(target=r.server.shutdown)
         stopper.start()
         time.sleep(0.3)
@@ -498,9 +493,7 @@ def test_shutdown_after_the_drain_period_says_what_was_cut_off(running, caplog):
     caplog.set_level("WARNING", logger="aix_exporter")
     with r.connect() as s:
         s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        deadline = time.monotonic() + 5
-        while r.server._in_flight < 1 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_while(lambda: r.server._in_flight < 1)
         r.server.shutdown()
         r.thread.join(10)
         assert not r.thread.is_alive() and closed(s)
@@ -519,16 +512,12 @@ def test_closing_neither_waits_for_a_running_password_check_nor_runs_queued_ones
         s = r.connect()
         s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic c2NyYXBlcjpvaw==\r\n\r\n")
         socks.append(s)
-        deadline = time.monotonic() + 5
-        while r.server._in_flight < 1 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_while(lambda: r.server._in_flight < 1)
         for _ in range(3):
             s = r.connect()
             s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\n\r\n")
             socks.append(s)
-        deadline = time.monotonic() + 5
-        while r.server._auth_waiting < 3 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_while(lambda: r.server._auth_waiting < 3)
         r.server.shutdown()                     # (the three requests are drained for 0.2 s, then cut)
         r.thread.join(10)
         closer = threading.Thread(target=r.server.server_close)
@@ -566,9 +555,7 @@ def test_tls_shrinks_the_read_buffers_and_rechecks_the_certificate_every_10_s(ru
     config.reload_if_changed = reload_if_changed
     caplog.set_level("ERROR", logger="aix_exporter")
     running(web_config=config)
-    deadline = time.monotonic() + 5
-    while len(calls) < 3 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_while(lambda: len(calls) < 3)
     assert proto.max_size == web.TLS_READ_BUFFER
     assert len(calls) >= 3 and 10 in slept
     assert [x.getMessage() for x in caplog.records if x.name == "aix_exporter"][:1] == ["msg=cannot reload TLS certificate: boom"]
