@@ -339,23 +339,7 @@ class Server:
                 first = False
                 self._answering += 1   # a shutdown waits for its response, up to drain_seconds
                 try:
-                    # a GET has no body; anything else is drained up to the header limit, then refused
-                    status, ctype, body, extra = await self._respond(event)
-                    if not await self._drain_body(conn, reader):
-                        return
-                    headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
-                               (b"Server", SERVER)] + extra
-                    if status == 401:
-                        headers.append((b"Connection", b"close"))
-                    out = conn.send(h11.Response(status_code=status, headers=headers))
-                    if event.method != b"HEAD":
-                        out += conn.send(h11.Data(data=body))
-                    out += conn.send(h11.EndOfMessage())
-                    writer.write(out)   # head and body in one write: no wait for a delayed ACK between them
-                    try:
-                        await asyncio.wait_for(writer.drain(), self.write_timeout)
-                    except asyncio.TimeoutError:
-                        writer.transport.abort()   # a client that does not read its response
+                    if not await self._answer(conn, reader, writer, event):
                         return
                 finally:
                     self._answering -= 1
@@ -370,6 +354,30 @@ class Server:
                 writer.transport.abort()
             else:
                 writer.close()
+
+    async def _answer(self, conn, reader, writer, event: h11.Request) -> bool:
+        """Respond to one request, head and body in one write, taken by the client within
+        write_timeout; False when the connection must end (a body over the limit, a client
+        that does not read)."""
+        # a GET has no body; anything else is drained up to the header limit, then refused
+        status, ctype, body, extra = await self._respond(event)
+        if not await self._drain_body(conn, reader):
+            return False
+        headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
+                   (b"Server", SERVER)] + extra
+        if status == 401:
+            headers.append((b"Connection", b"close"))
+        out = conn.send(h11.Response(status_code=status, headers=headers))
+        if event.method != b"HEAD":
+            out += conn.send(h11.Data(data=body))
+        out += conn.send(h11.EndOfMessage())
+        writer.write(out)   # head and body in one write: no wait for a delayed ACK between them
+        try:
+            await asyncio.wait_for(writer.drain(), self.write_timeout)
+        except asyncio.TimeoutError:
+            writer.transport.abort()   # a client that does not read its response
+            return False
+        return True
 
     async def _next_event(self, conn, reader, received=None):
         """The next h11 event, or _Refused for a request that gets an error and a close (a
