@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from typing import Optional
 
@@ -20,6 +23,7 @@ from ..commands import TABLE
 from ..simulate.scenarios import SCENARIOS
 from ..sources import NotRunning
 from ..sources.simulate import SimulatedSource
+from . import importing
 from .openmetrics import Writer, add_families
 
 
@@ -104,11 +108,6 @@ def backfilled(tsdb: str, runs, end: float, rules: list, log=lambda message: Non
     as OpenMetrics and loaded by promtool; then ``rules`` backfilled over the longest run
     (importing.backfill_rules). The recorded history a Prometheus serves to the dashboards'
     render (dashboards/render.py) and to the dashboard mutation harness."""
-    import shutil
-    import subprocess
-    import tempfile
-
-    from . import importing
     promtool = shutil.which("promtool")
     if not promtool:
         raise RuntimeError("the history needs promtool (Debian package prometheus)")
