@@ -156,11 +156,8 @@ def main(argv) -> int:
                 end = parse_time(args.end, args.zone) if args.end else last + 60
                 lookback = args.lookback or (end - first + 60)
             cmp = _compare(args, prom, end, lookback, progress)
-    except ReportError as e:
-        print(f"\naix-exporter report: {e}", file=sys.stderr)
-        return 1
-    except RuntimeError as e:   # tempprom.TempPrometheusError
-        print(f"aix-exporter report: {e}", file=sys.stderr)
+    except RuntimeError as e:   # a ReportError, tempprom.TempPrometheusError: one line, after the progress line
+        print(("\n" if tty else "") + f"aix-exporter report: {e}", file=sys.stderr)
         return 1
     if tty:
         print(file=sys.stderr)

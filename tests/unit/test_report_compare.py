@@ -1,0 +1,433 @@
+"""The report's comparison at unit level, against a stand-in Prometheus that answers each query
+from a table: the ratio and verdict of a figure from both sides of the 5 % band, the verdict
+sentences of the whole report, the windows --auto finds, the share of a window with data, each
+check that keeps a window's figure from being judged, and the times a user types. Expected
+values are written by hand from the inputs."""
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from aix_exporter.figures import FIGURES
+from aix_exporter.report import compare as c
+
+SEL = 'job=~"aix.*",instance="tsmsrv01:10990"'
+FIG = {f.key: f for f in FIGURES}
+
+
+def row(key, before, after, problems=((), ())):
+    return c.FigureRow(FIG[key], before, after, tuple(c.Check(1.0, list(p)) for p in problems))
+
+
+# ---------------------------------------------------------------- one figure: ratio and verdict
+
+def test_ratio_and_its_text():
+    assert row("tape", 139.0, 378.0).ratio_text == "2.72"
+    assert row("tape", 200.0, 100.0).ratio == 0.5
+    assert row("tape", None, 100.0).ratio is None and row("tape", None, 100.0).ratio_text == "n/a"
+    assert row("tape", 100.0, None).ratio is None and row("tape", 100.0, None).ratio_text == "n/a"
+    assert row("tape", 0.0, 5.0).ratio is None and row("tape", 0.0, 5.0).ratio_text == "new"
+    assert row("tape", 0.0, 0.0).ratio_text == "-"
+
+
+@pytest.mark.parametrize("key,before,after,verdict", [
+    ("tape", 100.0, 104.0, "same"), ("tape", 100.0, 106.0, "better"), ("tape", 100.0, 94.0, "worse"),
+    ("tape", 100.0, 96.0, "same"),
+    ("sys_per_user", 1.0, 0.94, "better"), ("sys_per_user", 1.0, 1.06, "worse"), ("sys_per_user", 1.0, 0.96, "same"),
+    ("pin_miss", 0.25, 0.01, "better"), ("pin_miss", 0.0, 0.01, ""),
+    ("sys", 40.0, 15.0, ""), ("transfers", 10.0, 20.0, ""),     # shown, not judged
+])
+def test_verdict_from_both_sides_of_the_band(key, before, after, verdict):
+    assert row(key, before, after).verdict == verdict
+
+
+def test_a_problem_in_either_window_keeps_the_figure_from_being_judged():
+    r = row("tape", 100.0, 200.0, (["counter reset"], []))
+    assert (r.verdict, r.judged, r.problems) == ("not judged", False, ["before: counter reset"])
+    r = row("tape", 100.0, 200.0, (["a"], ["b", "c"]))
+    assert r.problems == ["before: a", "after: b", "after: c"]
+    assert row("tape", 100.0, 200.0).judged is True
+    assert row("sys", 40.0, 15.0).judged is False             # does not decide
+    assert row("tape", None, 200.0).judged is False
+
+
+def test_values_are_shown_with_the_figures_digits_and_thousands():
+    assert row("tape", 1234.56, 1.0).fmt(1234.56) == "1,234.6"           # 1 digit
+    assert row("sys_per_user", 1, 1).fmt(4.0) == "4.00"                  # 2 digits
+    assert row("pin_miss", 1, 1).fmt(0.25) == "0.2500"                   # 4 digits
+    assert row("transfers", 1, 1).fmt(1234.4) == "1,234"                 # 0 digits
+    assert row("tape", 1, 1).fmt(None) == "n/a"
+
+
+# ---------------------------------------------------------------- the report's verdict sentences
+
+def comparison(values, problems=None, usable=None):
+    """A Comparison with every figure; values: key -> (before, after), the others n/a."""
+    rows = []
+    for f in FIGURES:
+        b, a = values.get(f.key, (None, None))
+        p = (problems or {}).get(f.key, ((), ()))
+        u = (usable or {}).get(f.key, (1.0, 1.0))
+        rows.append(c.FigureRow(f, b, a, (c.Check(u[0], list(p[0])), c.Check(u[1], list(p[1])))))
+    return c.Comparison("tsmsrv01:10990", c.Window(0, 3600), c.Window(7200, 10800), rows)
+
+
+CASE_STUDY = {"tape": (139.0, 378.0), "sys_per_user": (4.0, 0.5), "pin_miss": (0.25, 0.01),
+              "user": (10.0, 30.0), "sys": (40.0, 15.0)}
+
+
+def test_the_case_study_reads_as_a_change_that_helped():
+    assert comparison(CASE_STUDY).verdict() == (
+        "Tape throughput went from 139.0 to 378.0 MiB/s (2.72x). "
+        "System CPU per user CPU went from 4.00 to 0.50: the kernel spends less time per unit of application work. "
+        "The pin_seg_range lock missed 25.0% of its acquisitions before and 1.0% after. "
+        "Every deciding figure that moved improved: the change helped. "
+        "System CPU went from 40.0 % to 15.0 % and user CPU from 10.0 % to 30.0 %: "
+        "more of the CPU is the application's own work.")
+
+
+def test_the_case_study_backwards_reads_as_a_change_that_did_not_help():
+    back = {k: (a, b) for k, (b, a) in CASE_STUDY.items()}
+    assert comparison(back).verdict() == (
+        "Tape throughput went from 378.0 to 139.0 MiB/s (0.37x). "
+        "System CPU per user CPU went from 0.50 to 4.00: the kernel spends more time per unit of application work. "
+        "The pin_seg_range lock missed 1.0% of its acquisitions before and 25.0% after. "
+        "Worse: Tape throughput, read + written, System / user CPU, pin_seg_range lock miss ratio. "
+        "The change did not help. "
+        "System CPU went from 15.0 % to 40.0 % and user CPU from 30.0 % to 10.0 %: the kernel's share of the CPU grew.")
+
+
+def test_mixed_same_and_unjudged_verdicts():
+    mixed = comparison({"tape": (100.0, 200.0), "pin_miss": (0.01, 0.02)})
+    assert mixed.verdict() == ("Tape throughput went from 100.0 to 200.0 MiB/s (2.00x). "
+                               "The pin_seg_range lock missed 1.0% of its acquisitions before and 2.0% after. "
+                               "Better: Tape throughput, read + written. Worse: pin_seg_range lock miss ratio.")
+    same = comparison({"tape": (100.0, 103.0)})
+    assert same.verdict() == ("Tape throughput went from 100.0 to 103.0 MiB/s (1.03x). "
+                              "No deciding figure moved by more than 5%.")
+    assert comparison({}).verdict() == "No deciding figure can be judged from this data."
+
+
+def test_figures_the_data_cannot_support_are_named_with_their_reasons():
+    cmp = comparison({"tape": (100.0, 200.0), "pin_miss": (0.25, 0.01)},
+                     problems={"tape": (["counter x reset 1 time"], ["only 50% of the window has data"])})
+    assert cmp.verdict() == (
+        "The pin_seg_range lock missed 25.0% of its acquisitions before and 1.0% after. "
+        "Every deciding figure that moved improved: the change helped. "
+        "Not judged, the data cannot support it: Tape throughput, read + written "
+        "(before: counter x reset 1 time, after: only 50% of the window has data).")
+
+
+def test_cpu_and_context_sentences_from_both_sides_of_the_band():
+    # system CPU moved by exactly 5 %: said; by 4 %: not
+    assert comparison({"user": (10.0, 10.0), "sys": (20.0, 21.0)}).verdict() == (
+        "No deciding figure can be judged from this data. "
+        "System CPU went from 20.0 % to 21.0 % and user CPU from 10.0 % to 10.0 %: the kernel's share of the CPU grew.")
+    assert comparison({"user": (10.0, 10.0), "sys": (25.0, 26.0)}).verdict() == \
+        "No deciding figure can be judged from this data."
+    # figures with a direction that do not decide are shown with their unit when they moved 5 % or more
+    assert comparison({"transfers": (100.0, 200.0), "wait": (2.0, 2.05), "cpu_per_gib": (4.0, 2.0),
+                       "mem_4k": (10.0, 2.0)}).verdict() == (
+        "No deciding figure can be judged from this data. "
+        "Shown, not judged, as their direction depends on the workload: Tape transfers 100 to 200 /s, "
+        "Physical CPU seconds (physc) per GiB moved to tape 4.000 to 2.000 s/GiB.")
+    # system CPU already said is not shown again among them
+    said = comparison({"user": (10.0, 30.0), "sys": (40.0, 15.0), "wait": (1.0, 2.0)}).verdict()
+    assert said.endswith("more of the CPU is the application's own work. "
+                         "Shown, not judged, as their direction depends on the workload: I/O wait 1.0 to 2.0 %.")
+
+
+def test_the_usable_share_is_the_least_of_the_deciding_figures():
+    cmp = comparison({}, usable={"tape": (0.9, 0.99), "pin_miss": (0.97, 0.5), "sys": (0.1, 0.1)})
+    assert (cmp.usable(0), cmp.usable(1)) == (0.9, 0.5)
+    cmp = comparison({}, usable={f.key: (None, None) for f in FIGURES})
+    assert (cmp.usable(0), cmp.usable(1)) == (None, None)
+
+
+def test_zone_names_and_windows_as_printed():
+    cmp = comparison({})
+    cmp.tz = ZoneInfo("Europe/Berlin")
+    assert cmp.zone_name == "Europe/Berlin"
+    assert cmp.window(cmp.before) == "1970-01-01 01:00 CET .. 1970-01-01 02:00 CET"
+    assert cmp.at(1_700_000_000) == "2023-11-14 23:13 CET"
+    cmp.tz = dt.timezone.utc
+    assert cmp.zone_name == "UTC"
+    assert c.Window(0, 3600).label() == "1970-01-01 00:00 UTC .. 1970-01-01 01:00 UTC"
+    assert c.utc(1_700_000_000) == "2023-11-14 22:13 UTC"
+    assert cmp.row("pin_miss").figure.key == "pin_miss"
+
+
+def test_a_window_is_at_least_a_minute_and_whole_seconds():
+    assert c.Window(0, 30).seconds == 60
+    assert c.Window(0, 60).seconds == 60
+    assert c.Window(0, 90.9).seconds == 90
+    assert c.Window(100, 3700).seconds == 3600
+
+
+# ---------------------------------------------------------------- the times a user types
+
+def test_times_typed_as_unix_times_or_iso_in_the_zone_given():
+    assert c.parse_time("1700000000") == 1_700_000_000.0
+    assert c.parse_time(" 1700000000.5 ") == 1_700_000_000.5
+    assert c.parse_time("2023-11-14T22:13:20") == 1_700_000_000.0                # UTC by default
+    assert c.parse_time("2023-11-14T22:13:20Z") == 1_700_000_000.0
+    assert c.parse_time("2023-11-14 23:13:20+01:00") == 1_700_000_000.0
+    assert c.parse_time("2023-11-14T23:13:20", ZoneInfo("Europe/Berlin")) == 1_700_000_000.0
+    assert c.parse_time("2023-11-14T23:13:20+00:00", ZoneInfo("Europe/Berlin")) == 1_700_000_000.0 + 3600
+    with pytest.raises(c.ReportError) as e:
+        c.parse_time("yesterday")
+    assert str(e.value) == ("'yesterday': not a date-time (2026-11-20T08:00, 2026-11-20 08:00+01:00) "
+                            "or a Unix time")
+
+
+def test_windows_typed_from_to():
+    w = c.parse_window("1700000000..1700003600")
+    assert (w.start, w.end) == (1_700_000_000.0, 1_700_003_600.0)
+    w = c.parse_window("2023-11-14T23:00..2023-11-15T01:00", ZoneInfo("Europe/Berlin"))
+    assert (w.start, w.end) == (1_699_999_200.0, 1_700_006_400.0)
+    for text, why in [("1700000000", "expected FROM..TO"), ("1700003600..1700000000", "its end is not after its start"),
+                      ("1700000000..1700000000", "its end is not after its start")]:
+        with pytest.raises(c.ReportError) as e:
+            c.parse_window(text)
+        assert str(e.value) == f"window {text!r}: {why}"
+
+
+def test_time_zones_by_name():
+    assert c.zone(None) is None and c.zone("") is None and c.zone("local") is None
+    assert c.zone("UTC") is dt.timezone.utc and c.zone("utc") is dt.timezone.utc
+    assert c.zone("Europe/Berlin") == ZoneInfo("Europe/Berlin")
+    with pytest.raises(c.ReportError) as e:
+        c.zone("Mars/Olympus_Mons")
+    assert str(e.value) == "--tz 'Mars/Olympus_Mons': not a time zone name (Europe/Berlin, America/Chicago, UTC)"
+
+
+# ---------------------------------------------------------------- a stand-in Prometheus
+
+class Fake:
+    """Answers scalar queries by the first (text, value) whose text is in the query (value may
+    be a function of the query's time), sample_times with ``times``, range queries with
+    ``ranges`` (a function of the query); records every query."""
+
+    def __init__(self, scalars=(), times=None, ranges=None):
+        self.scalars, self.times, self.ranges = list(scalars), times, ranges
+        self.asked: list = []
+
+    def scalar(self, expr, at):
+        self.asked.append(("scalar", expr, at))
+        for text, value in self.scalars:
+            if text in expr:
+                return value(at) if callable(value) else value
+        return None
+
+    def sample_times(self, expr, length, at):
+        self.asked.append(("times", expr, length, at))
+        return self.times(expr, length, at) if callable(self.times) else (self.times or [])
+
+    def range(self, expr, start, end, step):
+        self.asked.append(("range", expr, start, end, step))
+        return self.ranges(expr, start, end, step) if self.ranges else []
+
+
+def regimes(runs, step=60):
+    """A range answer of aix:regime_16m:bool from [(regime, first t, last t)]."""
+    def answer(expr, start, end, s):
+        assert s == 60
+        values = [[t, str(v)] for v, a, b in runs for t in range(a, b + 1, step)]
+        return [{"metric": {"instance": "tsmsrv01:10990"}, "values": values}] if values else []
+    return answer
+
+
+def test_auto_finds_the_last_4k_run_before_the_last_16m_run_trimmed_by_the_margin():
+    fake = Fake(ranges=regimes([(0, 0, 7200), (1, 7260, 14400)]))
+    before, after, change = c.find_regimes(fake, "tsmsrv01:10990", 0, 14400, 600)
+    assert fake.asked == [("range", 'aix:regime_16m:bool{job=~"aix.*",instance="tsmsrv01:10990"}', 0, 14400, 60)]
+    assert (before.start, before.end, after.start, after.end, change) == (600, 6600, 7860, 13800, 7200)
+
+
+def test_auto_takes_the_last_change_and_bridges_gaps():
+    runs = [(1, 0, 3600), (0, 3660, 7200), (1, 7260, 10800), (0, 10860, 14400), (1, 14460, 18000),
+            (1, 25200, 28800)]        # 16 MB pages again after a two-hour gap: one run
+    before, after, change = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 28800, 600)
+    assert (before.start, before.end, after.start, after.end, change) == (11460, 13800, 15060, 28200, 14400)
+
+
+def test_auto_trims_only_runs_longer_than_three_margins():
+    # the 4 KB run is exactly 3 margins long (kept whole), the 16 MB run a minute longer (trimmed)
+    runs = [(0, 0, 1800), (1, 1860, 3720)]
+    before, after, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 3720, 600)
+    assert (before.start, before.end) == (0, 1800)
+    assert (after.start, after.end) == (2460, 3120)
+
+
+@pytest.mark.parametrize("runs,why", [
+    ([], "no aix:regime_16m:bool for instance 'tsmsrv01:10990' between the given times: are the recording "
+         "rules loaded and backfilled?"),
+    ([(1, 0, 3600)], "no change from 4 KB to 16 MB pages found for 'tsmsrv01:10990'; give --before and --after"),
+    ([(0, 0, 3600)], "no change from 4 KB to 16 MB pages found for 'tsmsrv01:10990'; give --before and --after"),
+    ([(1, 0, 3600), (0, 3660, 7200)],
+     "no change from 4 KB to 16 MB pages found for 'tsmsrv01:10990'; give --before and --after"),
+])
+def test_auto_without_a_change_says_so(runs, why):
+    with pytest.raises(c.ReportError) as e:
+        c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 7200, 600)
+    assert str(e.value) == why
+
+
+# ---------------------------------------------------------------- the share of a window with data
+
+def test_coverage_of_a_window():
+    every_minute = list(range(0, 3601, 60))
+    assert c.coverage(every_minute, 0, 3600) == 1.0
+    assert c.coverage([], 0, 3600) == 0.0
+    assert c.coverage([1800], 0, 3600) == 1.0                       # one sample: no spacing to judge by
+    gap = list(range(0, 1201, 60)) + list(range(2400, 3601, 60))   # 1,200 s gap: 1,140 s beyond the usual 60
+    assert c.coverage(gap, 0, 3600) == 1 - 1140 / 3600
+    assert c.coverage(list(range(600, 3601, 60)), 0, 3600) == 1 - 540 / 3600    # an empty head
+    assert c.coverage(list(range(0, 3001, 60)), 0, 3600) == 1 - 540 / 3600      # an empty tail
+    # a gap of exactly 3 spacings is not a gap, a second more is
+    assert c.coverage([0, 60, 120, 300, 360], 0, 360) == 1.0
+    assert c.coverage([0, 60, 120, 301, 361], 0, 361) == 1 - 121 / 361
+    assert c.coverage(list(range(180, 3601, 60)), 0, 3600) == 1.0             # head of exactly 3 spacings
+    assert c.coverage(list(range(181, 3601, 60)), 0, 3600) == pytest.approx(1 - 121 / 3600)
+    assert c.coverage([0, 3600], 0, 3600) == 1.0                               # the spacing is the usual one
+    assert c.coverage([0, 10, 20, 3600], 0, 3600) == 1 - 3570 / 3600           # the median spacing rules
+
+
+# ---------------------------------------------------------------- the checks of a window
+
+def part(key):
+    return next(p for f in FIGURES for p in f.parts if p.part == key)
+
+
+W = c.Window(0, 3600)
+DENSE = list(range(0, 3601, 60))
+
+
+def test_a_clean_window_has_no_problems_and_its_queries_are_the_parts():
+    fake = Fake([("sum_over_time", 1.0), ("resets", 0.0), ("max_over_time((sum", 1.0e8)], times=DENSE)
+    check = c.check_part(fake, part("tape_bytes"), SEL, W)
+    assert (check.usable, check.problems) == (1.0, [])
+    assert fake.asked == [
+        ("times", f"aix_tape_written_bytes_total{{{SEL}}}", 3600, 3600),
+        ("scalar", f"sum(resets(aix_tape_read_bytes_total{{{SEL}}}[3600s] @ 3600))", 3600),
+        ("scalar", f"sum(resets(aix_tape_written_bytes_total{{{SEL}}}[3600s] @ 3600))", 3600),
+        ("scalar", f"sum(sum_over_time(aix_exporter_collector_success{{{SEL},collector=\"tape\"}}[3600s] @ 3600)) / "
+                   f"sum(count_over_time(aix_exporter_collector_success{{{SEL},collector=\"tape\"}}[3600s] @ 3600))",
+         3600),
+        ("scalar", f"max(max_over_time((sum by (instance, job, device) (rate(aix_tape_read_bytes_total{{{SEL}}}[5m])) "
+                   f"+ sum by (instance, job, device) (rate(aix_tape_written_bytes_total{{{SEL}}}[5m])))"
+                   f"[3600s:1m] @ 3600))", 3600),
+    ]
+
+
+def test_no_samples_is_no_data_not_a_problem():
+    fake = Fake(times=[])
+    assert c.check_part(fake, part("cpu"), SEL, W) == c.Check(None, [])
+    assert len(fake.asked) == 1
+
+
+def test_counter_resets_are_named_with_their_count():
+    fake = Fake([("resets(aix_tape_read", 1.0), ("resets(aix_tape_written", 3.0), ("sum_over_time", 1.0)],
+                times=DENSE)
+    assert c.check_part(fake, part("tape_bytes"), SEL, W).problems == [
+        "counter aix_tape_read_bytes_total reset 1 time", "counter aix_tape_written_bytes_total reset 3 times"]
+
+
+def test_failing_collections_are_named_and_lower_the_usable_share():
+    fake = Fake([("sum_over_time", 0.9)], times=DENSE)
+    check = c.check_part(fake, part("memory"), SEL, W)
+    assert check.usable == pytest.approx(0.1 * 9)
+    assert check.problems == ["collector memory failed in 10.0% of its collections",
+                              "only 90% of the window has data (gaps or failing collections)"]
+    # exactly the least usable share is usable; imported history has no self-metrics at all
+    fake = Fake([("sum_over_time", 0.95)], times=DENSE)
+    assert c.check_part(fake, part("memory"), SEL, W).problems == ["collector memory failed in 5.0% of its collections"]
+    assert c.check_part(Fake(times=DENSE), part("memory"), SEL, W) == c.Check(1.0, [])
+
+
+def test_gaps_below_the_least_usable_share_are_a_problem():
+    # 95 % of the hour has data: judged; 94 %: not
+    at95 = list(range(0, 1801, 60)) + list(range(1800 + 60 + 180, 3601, 60))   # 240 s gap: 180 s missing
+    assert c.check_part(Fake(times=at95), part("memory"), SEL, W).problems == []
+    at94 = list(range(0, 1801, 60)) + list(range(1800 + 60 + 216, 3601, 60))
+    check = c.check_part(Fake(times=at94), part("memory"), SEL, W)
+    assert check.problems == ["only 94% of the window has data (gaps or failing collections)"]
+
+
+@pytest.mark.parametrize("lo,hi,problem", [
+    (0.0, 1.0, None), (-0.01, 0.5, "values outside 0..1 (-0.01 to 0.5): not physical"),
+    (0.1, 1.01, "values outside 0..1 (0.1 to 1.01): not physical"), (None, None, None),
+])
+def test_values_outside_physical_bounds(lo, hi, problem):
+    fake = Fake([("min(min_over_time", lo), ("max(max_over_time", hi)], times=DENSE)
+    assert c.check_part(fake, part("cpu"), SEL, W).problems == ([problem] if problem else [])
+
+
+def test_a_lower_bound_only():
+    fake = Fake([("min(min_over_time", -1.0), ("max(max_over_time", 5e9)], times=DENSE)
+    assert c.check_part(fake, part("memory"), SEL, W).problems == ["values outside 0.. (-1 to 5e+09): not physical"]
+    fake = Fake([("min(min_over_time", 0.0), ("max(max_over_time", 5e9)], times=DENSE)
+    assert c.check_part(fake, part("memory"), SEL, W).problems == []
+
+
+def test_a_drive_faster_than_any_drive_is_not_physical():
+    fast = Fake([("max_over_time((sum", 1.3e9)], times=DENSE)
+    assert c.check_part(fast, part("tape_bytes"), SEL, W).problems == [
+        "a drive's bytes per second reached 1,300 MB/s, more than a drive can move (1,250 MB/s): not physical"]
+    at_limit = Fake([("max_over_time((sum", 1.25e9)], times=DENSE)
+    assert c.check_part(at_limit, part("tape_bytes"), SEL, W).problems == []
+
+
+def test_a_figures_parts_combine_to_their_least_share_and_every_problem_once():
+    got = c._combined([c.Check(0.9, ["a", "b"]), c.Check(None, []), c.Check(0.97, ["b", "c"])])
+    assert got == c.Check(0.9, ["a", "b", "c"])
+    assert c._combined([c.Check(), c.Check()]) == c.Check(None, [])
+
+
+# ---------------------------------------------------------------- the whole comparison
+
+def test_compare_reads_each_figure_in_each_window_and_checks_each_part_once():
+    before, after = c.Window(0, 3600), c.Window(7200, 10800)
+    values = {3600: 100.0, 10800: 250.0}
+    seen = []
+
+    def times(expr, length, at):
+        seen.append((expr.split("{")[0], at))
+        return list(range(int(at) - length, int(at) + 1, 60))
+
+    fake = Fake([("@ 3600", lambda at: values[at]), ("@ 10800", lambda at: values[at])], times=times,
+                ranges=lambda expr, start, end, step: [
+                    {"metric": {"mode": "user"}, "values": [[start, "1"], [end, "2"]]},
+                    {"metric": {"what": "free"}, "values": [[start, "3"]]}, {"metric": {}, "values": []}])
+    said = []
+    cmp = c.compare(fake, "tsmsrv01:10990", before, after, change_at=3600, progress=said.append)
+    assert [r.figure.key for r in cmp.rows] == [f.key for f in FIGURES]
+    assert all((r.before, r.after) == (100.0, 250.0) for r in cmp.rows)
+    assert (cmp.instance, cmp.change_at, cmp.before, cmp.after) == ("tsmsrv01:10990", 3600, before, after)
+    # seven parts, each checked once per window, whatever number of figures read it
+    assert len(seen) == 14 and len(set(seen)) == 14
+    assert said[0] == "figure 1/11: Tape throughput, read + written"
+    assert said[10] == "figure 11/11: lgpg_regions (16 MB pages configured)"
+    assert said[11:] == [f"series: {title}" for title, _ in c.SERIES.values()]
+    # the plots span both windows at a step of at least a minute (10,800 s / 400 is 27 s)
+    ranges = [q for q in fake.asked if q[0] == "range"]
+    assert [q[2:] for q in ranges] == [(0, 10800, 60)] * 4
+    assert ranges[0][1] == c.SERIES["tape"][1].format(sel=SEL)
+    assert cmp.series["cpu"] == ("CPU %: user and system", [("user", [(0.0, 1.0), (10800.0, 2.0)]),
+                                                           ("free", [(0.0, 3.0)]), ("cpu", [])])
+
+
+def test_the_plot_step_over_long_windows_and_no_plots_when_not_asked():
+    fake = Fake(times=[])
+    c.compare(fake, "a", c.Window(0, 86400), c.Window(86400, 2 * 86400))
+    assert {q[4] for q in fake.asked if q[0] == "range"} == {432}     # 172,800 s in 400 steps
+    fake = Fake(times=[])
+    cmp = c.compare(fake, "a", c.Window(0, 3600), c.Window(7200, 10800), plots=False)
+    assert cmp.series == {} and not [q for q in fake.asked if q[0] == "range"]
+    assert all(r.checks == (c.Check(), c.Check()) for r in cmp.rows)
+
+
+def test_compare_reads_with_the_selector_given():
+    fake = Fake(times=[])
+    c.compare(fake, "a", c.Window(0, 3600), c.Window(7200, 10800), plots=False, base='job="lpar"')
+    assert all('job="lpar",instance="a"' in q[1] for q in fake.asked)
