@@ -1,6 +1,7 @@
 """The report's page (issue 30): plots only with data, all on one aligned time axis, a y axis
 that starts at 0, times in the zone asked for."""
 import datetime as dt
+import io
 import re
 
 import pytest
@@ -41,3 +42,95 @@ def test_times_typed_and_shown_in_the_zone_asked_for():
     assert c.at(parse_time("2026-11-20T07:00Z")) == "2026-11-20 08:00 CET" and c.zone_name == "Europe/Berlin"
     with pytest.raises(ReportError, match="not a time zone name"):
         zone("Mars/Olympus")
+
+
+# ---------------------------------------------------------------- every column of each table
+
+def figures(values, problems=None, usable=(1.0, 1.0), **kw):
+    """A Comparison of every figure: values key -> (before, after), the others n/a."""
+    from aix_exporter.figures import FIGURES
+    from aix_exporter.report.compare import Check, FigureRow
+    rows = [FigureRow(f, *values.get(f.key, (None, None)),
+                      tuple(Check(u, list((problems or {}).get(f.key, ((), ()))[k])) for k, u in enumerate(usable)))
+            for f in FIGURES]
+    return Comparison("tsmsrv01:10990", Window(1_800_000_000, 1_800_003_600), Window(1_800_007_200, 1_800_010_800),
+                      rows, tz=dt.timezone.utc, **kw)
+
+
+CASE = {"tape": (139.0, 378.0), "sys_per_user": (4.0, 0.5), "pin_miss": (0.25, 0.01), "user": (10.0, 30.0),
+        "sys": (40.0, 15.0), "transfers": (0.0, 20.0), "lgpg_regions": (0.0, 0.0)}
+
+
+def test_every_column_of_the_markdown_table():
+    text = render.markdown(figures(CASE, change_at=1_800_005_000.0))
+    lines = text.splitlines()
+    assert lines[:6] == ["# Before/after: tsmsrv01:10990", "",
+                         "* Base run (before): 2027-01-15 08:00 UTC .. 2027-01-15 09:00 UTC",
+                         "* New run (after): 2027-01-15 10:00 UTC .. 2027-01-15 11:00 UTC",
+                         "* Regime change (end of the last 4 KB run): 2027-01-15 09:23 UTC",
+                         "* Usable data (deciding figures): before 100%, after 100%"]
+    assert lines[7].startswith("Tape throughput went from 139.0 to 378.0 MiB/s (2.72x).")
+    assert lines[9] == "| figure | unit | before | after | after/before | verdict | what it means |"
+    cells = {line.split(" | ")[0][2:]: line.split(" | ")[1:6] for line in lines[11:22]}
+    assert cells["Tape throughput, read + written"] == ["MiB/s", "139.0", "378.0", "2.72", "better"]
+    assert cells["Tape transfers"] == ["/s", "0", "20", "new", "-"]
+    assert cells["User CPU"] == ["%", "10.0", "30.0", "3.00", "-"]
+    assert cells["System CPU"] == ["%", "40.0", "15.0", "0.38", "-"]
+    assert cells["System / user CPU"] == ["x", "4.00", "0.50", "0.12", "better"]
+    assert cells["pin_seg_range lock miss ratio"] == ["", "0.2500", "0.0100", "0.04", "better"]
+    assert cells["Memory in 4 KB pages"] == ["GiB", "n/a", "n/a", "n/a", "-"]
+    assert cells["lgpg_regions (16 MB pages configured)"] == ["", "0", "0", "-", "-"]
+    assert lines[-1] == ('Times in UTC. "n/a": no data for the figure in that window; "new": it was 0 before. '
+                         'CPU seconds are physical processors consumed (physc).')
+    assert "Data problems" not in text
+
+
+def test_the_markdown_title_note_and_problems():
+    c = figures({"tape": (100.0, 200.0)}, problems={"tape": (["counter x reset 1 time"], ["only 50% of the window"])},
+                usable=(0.97, 0.5), title="CHG0042 16 MB pages", note="dsmserv restarted at 09:30")
+    lines = render.markdown(c).splitlines()
+    assert lines[:6] == ["# CHG0042 16 MB pages", "", "LPAR: tsmsrv01:10990", "", "dsmserv restarted at 09:30", ""]
+    assert lines[8] == "* Usable data (deciding figures): before 97%, after 50%"
+    assert "| Tape throughput, read + written | MiB/s | 100.0 | 200.0 | 2.00 | not judged |" in render.markdown(c)
+    i = lines.index("Data problems (a deciding figure with any is not judged):")
+    assert lines[i + 2:i + 3] == [
+        "* Tape throughput, read + written: before: counter x reset 1 time; after: only 50% of the window"]
+
+
+def test_every_column_of_the_csv():
+    import csv
+    rows = list(csv.reader(io.StringIO(render.csv_text(figures(CASE, usable=(0.987654, None))))))
+    assert rows[0] == ["instance", "figure", "unit", "before", "after", "ratio", "verdict", "before_window",
+                       "after_window", "usable_before", "usable_after", "problems"]
+    by = {r[1]: r for r in rows[1:]}
+    assert len(by) == 11
+    windows = ["2027-01-15 08:00 UTC .. 2027-01-15 09:00 UTC", "2027-01-15 10:00 UTC .. 2027-01-15 11:00 UTC"]
+    assert by["tape"] == ["tsmsrv01:10990", "tape", "MiB/s", "139.0", "378.0", "2.72", "better", *windows,
+                          "0.9877", "", ""]
+    assert by["transfers"] == ["tsmsrv01:10990", "transfers", "/s", "0.0", "20.0", "new", "", *windows,
+                               "0.9877", "", ""]
+    assert by["mem_16m"][3:7] == ["", "", "n/a", ""]
+    c = figures({"pin_miss": (0.25, 0.01)}, problems={"pin_miss": (["a"], ["b", "c"])})
+    pin = next(r for r in csv.reader(io.StringIO(render.csv_text(c))) if r[1] == "pin_miss")
+    assert pin[5:7] == ["0.04", "not judged"] and pin[-1] == "before: a; after: b; after: c"
+
+
+def test_the_html_page_says_what_the_markdown_says():
+    c = figures(CASE, change_at=1_800_005_000.0, title="CHG0042", note="a <note>")
+    c.series = {"tape": ("Tape MiB/s", [("tape", [(1_800_000_000.0, 139.0), (1_800_010_800.0, 378.0)])]),
+                "pool": ("16 MB pages", [("free", [])])}
+    page = render.html(c, "http://prom:9090")
+    assert "<title>CHG0042</title>" in page and "<h1>CHG0042</h1>" in page
+    assert '<p class="note">a &lt;note&gt;</p>' in page
+    assert "LPAR: tsmsrv01:10990<br>Base run (before): 2027-01-15 08:00 UTC .. 2027-01-15 09:00 UTC" in page
+    assert "Regime change (end of the last 4 KB run): 2027-01-15 09:23 UTC" in page
+    assert "Usable data (deciding figures): before 100%, after 100%" in page
+    assert "Times in UTC &middot; Prometheus: http://prom:9090 &middot; generated " in page
+    assert ('<td class="n">139.0</td><td class="n">378.0</td>\n<td class="n better">2.72</td>\n'
+            '<td class="better">better</td>') in page
+    assert '<div class="plot" id="plot-tape"><svg' in page and 'id="plot-pool"' not in page
+    assert "No data in this history for: 16 MB pages (not drawn)." in page
+
+
+def test_percent():
+    assert (render.percent(None), render.percent(0.954), render.percent(1.0)) == ("n/a", "95%", "100%")
