@@ -1,0 +1,67 @@
+"""`aix-exporter simulate`: a replay directory of every command at the simulated time asked for
+(the case study's pool is 0 pages at its start and 160 at its end), the history's targets and
+steps, and each refusal of its arguments."""
+import pytest
+
+from aix_exporter.tools import simulate
+
+KEYS = ["vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "ps_env", "vmo", "splat", "iostat_tape",
+        "tsm_actlog", "tsm_processes", "tsm_sessions", "tsm_mounts", "tsm_summary"]
+
+
+def lgpg_regions(vmo_text):
+    row = next(line for line in vmo_text.splitlines() if line.startswith("lgpg_regions "))
+    return row.split()[1]
+
+
+def test_a_replay_directory_at_the_time_asked_for(tmp_path, capsys):
+    assert simulate.main(["--scenario", "case-study", "--out", str(tmp_path / "end")]) == 0
+    assert capsys.readouterr().out == (f"wrote 14 files to {tmp_path / 'end'} ({', '.join(KEYS)}) at t=28800s\n")
+    assert sorted(p.name for p in (tmp_path / "end").iterdir()) == sorted(f"{k}.txt" for k in KEYS)
+    assert lgpg_regions((tmp_path / "end" / "vmo.txt").read_text()) == "160"
+    assert simulate.main(["--scenario", "case-study", "--out", str(tmp_path / "start"), "--at", "0"]) == 0
+    assert capsys.readouterr().out.endswith(" at t=0s\n")
+    assert lgpg_regions((tmp_path / "start" / "vmo.txt").read_text()) == "0"
+    assert (tmp_path / "start" / "vmstat.txt").read_text().lstrip().startswith("System configuration:")
+
+
+def samples(path):
+    out = {}
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            key, value, ts = line.rsplit(" ", 2)
+            out.setdefault(key, []).append(float(ts))
+    return out
+
+
+def test_a_history_with_the_targets_labels_steps_and_end(tmp_path, capsys):
+    om = tmp_path / "h.om"
+    assert simulate.main(["--scenario", "steady", "--openmetrics", str(om), "--duration", "300", "--step", "100",
+                          "--end", "1800000000", "--target", "job=lpar,instance=b:1,site=x"]) == 0
+    got = samples(om)
+    n = sum(len(v) for v in got.values())
+    assert capsys.readouterr().out == f"wrote {n} samples to {om}\n"
+    user = got['aix_vmstat_cpu_ratio{instance="b:1",job="lpar",mode="user",site="x"}']
+    assert user == [1_799_999_700.0, 1_799_999_800.0, 1_799_999_900.0, 1_800_000_000.0]
+    assert simulate.main(["--scenario", "steady", "--openmetrics", str(om), "--duration", "120", "--end",
+                          "1800000000", "--tail", "30", "--tail-step", "10"]) == 0
+    user = samples(om)['aix_vmstat_cpu_ratio{instance="tsmsrv01:10990",job="aix",mode="user"}']
+    assert user == [1_799_999_880.0, 1_799_999_940.0, 1_799_999_970.0, 1_799_999_980.0, 1_799_999_990.0,
+                    1_800_000_000.0]
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "give --out DIR and/or --openmetrics FILE"),
+    (["--openmetrics", "x.om", "--target", "job"], "--target takes k=v,k=v"),
+])
+def test_refusals(args, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        simulate.main(["--scenario", "steady", *args])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"aix-exporter simulate: error: {message}"
+
+
+def test_the_history_of_a_scenario_ends_at_its_end_by_default(monkeypatch):
+    monkeypatch.setattr(simulate.time, "time", lambda: 1_800_000_000.0)
+    times = [t for t, _ in simulate.history("steady", step=14400)]
+    assert times == [1_800_000_000.0 - 28800, 1_800_000_000.0 - 14400, 1_800_000_000.0]
