@@ -112,16 +112,16 @@ def selected_collectors(args, settings, source) -> list:
         enabled = cls.default_enabled if flag is None else flag
         if cls.requires_system and source.name != "system":
             if flag:
-                log.warning("collector=%s needs --source system; disabled", name)
+                log.warning("msg=collector disabled: it needs --source system collector=%s", name)
             continue
         if enabled and source.name == "system" and not cls.configured(settings):
             if flag:
-                log.warning("collector=%s enabled but not configured (see README); disabled", name)
+                log.warning("msg=collector disabled: enabled but not configured (see README) collector=%s", name)
             continue
         if enabled and cls.requires_module and importlib.util.find_spec(cls.requires_module) is None:
-            log.warning("collector=%s disabled: the Python module %s is not installed, so %s is not exported "
-                        "(AIX Toolbox: dnf install python3-%s)", name, cls.requires_module,
-                        ", ".join(cls.metrics), cls.requires_module)
+            log.warning("msg=collector disabled: the Python module %s is not installed, so %s is not exported "
+                        "(AIX Toolbox: dnf install python3-%s) collector=%s", cls.requires_module,
+                        ", ".join(cls.metrics), cls.requires_module, name)
             continue
         if enabled:
             out.append(cls(settings))

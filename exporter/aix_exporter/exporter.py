@@ -88,7 +88,7 @@ class Exporter:
             error = f"failed: {type(e).__name__}: {e}"
             families, ok = [], False
         if error:
-            log.error("collector=%s command=%r %s", c.name, _command(c), error)
+            log.error("msg=collection failed collector=%s command=%r error=%s", c.name, _command(c), error)
         now = self.clock()
         res = Result(families=families, success=ok, duration=time.monotonic() - start,
                      finished_at=now, last_success=now if ok else prev.last_success,
@@ -131,8 +131,8 @@ class Exporter:
         _, pending = wait(list(futures.values()), timeout=max(0.0, deadline))
         cut = frozenset(name for name, f in futures.items() if f in pending)
         for name in sorted(cut):
-            log.error("collector=%s command=%r still running after the %.1fs scrape deadline",
-                      name, _command(next(c for c in self.on_scrape if c.name == name)), deadline)
+            log.error("msg=still running after the %.1fs scrape deadline collector=%s command=%r", deadline,
+                      name, _command(next(c for c in self.on_scrape if c.name == name)))
         if not cut:
             with self._scrape_lock:
                 self._collected_at = time.monotonic()

@@ -1,0 +1,146 @@
+"""The exporter's command line (cli.py) as an admin meets it: each bound of its numeric flags
+from both sides, the answer of --check-config, the refusal to run --source system off AIX
+without stand-in commands, the collectors --once exports by flag, and one line for each way it
+cannot start. Run as the installed command runs (a new process), so logging is its own."""
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.helpers import env
+
+
+def run(*args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "aix_exporter.cli", *args], capture_output=True, text=True,
+                          env=env(), timeout=timeout)
+
+
+@pytest.mark.parametrize("args,ok", [
+    (["--log.file.max-bytes", "65535"], False), (["--log.file.max-bytes", "65536"], True),
+    (["--log.file.backups", "0"], False), (["--log.file.backups", "1"], True),
+])
+def test_log_rotation_bounds(args, ok):
+    r = run(*args, "--check-config")
+    if ok:
+        assert (r.returncode, r.stdout) == (0, "aix-exporter: configuration (defaults) is valid\n")
+    else:
+        assert r.returncode == 2
+        assert r.stderr.splitlines()[-1] == ("aix-exporter: error: --log.file.max-bytes must be 65536 or more and "
+                                             "--log.file.backups 1 or more")
+
+
+@pytest.mark.parametrize("flag,value,ok", [
+    ("--web.max-requests", "0", False), ("--web.max-requests", "1", True), ("--web.max-requests", "10000", True),
+    ("--web.max-requests", "10001", False),
+    ("--web.max-connections", "0", False), ("--web.max-connections", "1", True),
+    ("--web.max-connections", "1000000", True), ("--web.max-connections", "1000001", False),
+])
+def test_http_limits_bounds(flag, value, ok):
+    r = run(flag, value, "--check-config")
+    assert r.returncode == (0 if ok else 1)
+    assert r.stderr == ("" if ok else "aix-exporter: --web.max-requests must be 1-10000 and --web.max-connections "
+                                      "1-1000000\n")
+
+
+@pytest.mark.parametrize("value,ok", [("0", False), ("-1", False), ("nan", False), ("inf", False), ("0.001", True)])
+def test_the_scrape_timeout_bound(value, ok):
+    r = run("--web.max-scrape-timeout", value, "--check-config")
+    assert r.returncode == (0 if ok else 1)
+    assert r.stderr == ("" if ok else "aix-exporter: --web.max-scrape-timeout must be a finite number of seconds "
+                                      "above 0\n")
+
+
+def test_the_commands_directory_is_an_absolute_directory(tmp_path):
+    for bad in ("relative/dir", str(tmp_path / "none")):
+        r = run("--path.commands", bad, "--check-config")
+        assert (r.returncode, r.stderr) == (1, f"aix-exporter: --path.commands {bad}: not an absolute path to a "
+                                               "directory\n")
+    r = run("--path.commands", str(tmp_path), "--check-config")
+    assert (r.returncode, r.stderr) == (0, "")
+
+
+def test_check_config_names_the_files_it_found_valid(tmp_path):
+    cfg, web = tmp_path / "c.yml", tmp_path / "web.yml"
+    cfg.write_text("vmstat:\n  interval_seconds: 10\n")
+    web.write_text("{}\n")
+    r = run("--config.file", str(cfg), "--web.config.file", str(web), "--check-config")
+    assert (r.returncode, r.stdout) == (0, f"aix-exporter: configuration {cfg} is valid, web configuration {web} "
+                                           "is valid\n")
+
+
+def test_one_problem_is_one_line_and_several_are_listed(tmp_path):
+    cfg = tmp_path / "c.yml"
+    cfg.write_text("vmstat:\n  interval_seconds: x\n")
+    r = run("--config.file", str(cfg), "--check-config")
+    assert r.returncode == 1
+    assert r.stderr.startswith("aix-exporter: invalid configuration: ") and r.stderr.count("\n") == 1
+    cfg.write_text("vmstat:\n  interval_seconds: x\nsplat:\n  every_minutes: 0\n")
+    r = run("--config.file", str(cfg), "--check-config")
+    lines = r.stderr.splitlines()
+    assert r.returncode == 1 and lines[0] == "aix-exporter: invalid configuration (2 problems):"
+    assert len(lines) == 3 and all(line.startswith(f"  {cfg}:") for line in lines[1:])
+
+
+def test_off_aix_the_system_source_says_what_to_use_instead():
+    r = run()
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "aix-exporter: this is not AIX (Linux), so --source system has no AIX commands to run.",
+        "  For the simulated LPAR:        --source simulate:SCENARIO  (scenarios: case-study, exhaustion, fallback, "
+        "steady, tight-memory)",
+        "  For captured command output:   --source replay:DIR",
+        "  For stand-in commands:         --source system --path.commands DIR"]
+
+
+def test_an_unknown_source_is_one_line():
+    r = run("--source", "bogus")
+    assert (r.returncode, r.stderr) == (1, "aix-exporter: unknown source 'bogus': use system, replay:DIR or "
+                                           "simulate:SCENARIO\n")
+
+
+def families(text):
+    return {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE ")}
+
+
+def test_once_exports_the_collectors_enabled_and_not_those_disabled():
+    r = run("--source", "simulate:case-study", "--once")
+    assert r.returncode == 0
+    every = families(r.stdout)
+    assert {"aix_vmstat_cpu_ratio", "aix_splat_function_miss_ratio", "aix_exporter_collector_success"} <= every
+    r = run("--source", "simulate:case-study", "--once", "--no-collector.vmstat")
+    fewer = families(r.stdout)
+    assert "aix_vmstat_cpu_ratio" not in fewer and "aix_splat_function_miss_ratio" in fewer
+    assert 'collector="vmstat"' not in r.stdout
+
+
+def test_a_collector_that_needs_the_system_is_left_out_elsewhere_and_says_so_when_asked_for():
+    r = run("--source", "simulate:case-study", "--once", "--collector.cpu")
+    assert r.returncode == 0
+    assert r.stderr.split(" ", 1)[1] == 'level=warning msg="collector disabled: it needs --source system" collector=cpu\n'
+    assert 'collector="cpu"' not in r.stdout
+    assert "needs --source system" not in run("--source", "simulate:case-study", "--once").stderr
+
+
+def test_a_collector_asked_for_but_not_configured_says_so(tmp_path):
+    r = run("--path.commands", str(tmp_path), "--once", "--collector.tsm_server", "--no-collector.vmstat")
+    assert ('level=warning msg="collector disabled: enabled but not configured (see README)" collector=tsm_server'
+            in r.stderr)
+    assert 'collector="tsm_server"' not in r.stdout
+
+
+def test_a_log_file_that_cannot_be_written_is_one_line(tmp_path):
+    r = run("--source", "simulate:steady", "--log.file", str(tmp_path / "no" / "such" / "dir" / "x.log"))
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"aix-exporter: cannot write the log file {tmp_path}/no/such/dir/x.log: ")
+    assert r.stderr.count("\n") == 1
+
+
+def test_an_address_in_use_is_one_line():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        address = f"127.0.0.1:{s.getsockname()[1]}"
+        r = run("--source", "simulate:steady", "--web.listen-address", address)
+    assert r.returncode == 1
+    assert r.stderr.splitlines()[-1].startswith(f"aix-exporter: cannot listen on {address}: ")
