@@ -111,9 +111,21 @@ def test_windows_typed_in_the_zone_given(tmp_path, monkeypatch, capsys):
                                      ("r.html", "<!DOCTYPE html>"), ("r.htm", "<!DOCTYPE html>"),
                                      ("report", "<!DOCTYPE html>")])
 def test_the_format_follows_the_files_name(tmp_path, monkeypatch, out, fmt):
-    Calls(monkeypatch)
+    calls = Calls(monkeypatch)
     assert report(tmp_path, "--prometheus", "http://p", "--instance", "a", "--auto", out=out) == 0
     assert (tmp_path / out).read_text().lstrip().startswith(fmt)
+    assert calls.compared[0][5] is (fmt == "<!DOCTYPE html>")      # plots only for the page that shows them
+
+
+def test_the_title_and_note_head_the_report(tmp_path, monkeypatch):
+    Calls(monkeypatch)
+    assert report(tmp_path, "--prometheus", "http://p", "--instance", "a", "--auto", "--title", "CHG0042",
+                  "--note", "16 MB pages for dsmserv") == 0
+    assert (tmp_path / "r.md").read_text().splitlines()[:5] == ["# CHG0042", "", "LPAR: a", "",
+                                                                "16 MB pages for dsmserv"]
+    assert report(tmp_path, "--prometheus", "http://p", "--instance", "a", "--auto", "--tz", "UTC") == 0
+    assert (tmp_path / "r.md").read_text().splitlines()[:3] == [
+        "# Before/after: a", "", "* Base run (before): 2027-01-15 06:00 UTC .. 2027-01-15 07:00 UTC"]
 
 
 def test_the_format_asked_for_wins_over_the_name(tmp_path, monkeypatch):
