@@ -31,7 +31,10 @@ def number(token: str, decimal_comma: bool) -> Optional[float]:
 
 _BLOCK_BYTES = 1 << 20   # bytes of a recording matched at a time
 _BLOCK_LINES = 8192   # lines, when given lines
-MAX_LINE_BYTES = 1 << 20   # nmon's longest lines (BBBP copies, TOP with its command) are a few KB
+# nmon's longest lines (BBBP copies, TOP with its command) are a few KB. A guard on memory, not a
+# format rule: a line is refused once more than this much of it is read without its end, which
+# a block's end shows (so a line up to a block longer may pass whole)
+MAX_LINE_BYTES = 1 << 20
 MAX_RECORDING_BYTES = 4 << 30   # a day of nmon on a large LPAR is well under 1 GB, decompressed
 
 
@@ -79,7 +82,7 @@ def _blocks(lines: Iterable[str]) -> Iterator[str]:
                 piece = decoder.decode(chunk)
                 if "\n" not in piece:
                     pieces.append(piece)
-                    if sum(map(len, pieces)) + len(carry) > MAX_LINE_BYTES:
+                    if sum(map(len, pieces)) + len(carry) - 1 > MAX_LINE_BYTES:   # (carry starts with "\n")
                         raise NmonError(f"a line longer than {MAX_LINE_BYTES >> 20} MiB: not an nmon recording")
                     continue
                 text = carry + "".join(pieces) + piece
@@ -87,7 +90,7 @@ def _blocks(lines: Iterable[str]) -> Iterator[str]:
                 cut = text.rfind("\n")
                 yield text[:cut + 1]
                 carry = text[cut:]
-                if len(carry) > MAX_LINE_BYTES:
+                if len(carry) - 1 > MAX_LINE_BYTES:
                     raise NmonError(f"a line longer than {MAX_LINE_BYTES >> 20} MiB: not an nmon recording")
             carry += "".join(pieces) + decoder.decode(b"", final=True)
         except (OSError, EOFError):
