@@ -11,7 +11,8 @@ module (tests/unit, tests/conformance; found by their imports) and, for parsers 
 the package's shared tests (the fixture records and the corpus conformance for parsers, the
 README metrics table for collectors), so the run fits a 2-core machine.
 Each job works in its own copy of the tree (mutmut edits the file in place), with
-PYTHONPATH pointing at that copy. Prints the score per module and in all, and writes every
+PYTHONPATH pointing at that copy. When the checkout's tests changed while a module ran (tests
+written for its survivors), they are copied in and its survivors run again. Prints the score per module and in all, and writes every
 surviving mutant (its diff) to --out, each with the reason it is equivalent when
 bench/mutation-equivalent.yml gives one (an entry matches a survivor of its module whose
 changed lines contain its text), so the survivors left to kill are the unexplained ones.
@@ -131,6 +132,38 @@ def untested(tree: str) -> int:
         return db.execute("select count(*) from Mutant where status = 'untested'").fetchone()[0]
 
 
+def progress(tree: str) -> tuple:
+    """(mutants untested, mutants tested against the tests as they are now): either moving is
+    progress (a survivor re-tested after the tests changed leaves the first alone)."""
+    import sqlite3
+    path = os.path.join(tree, ".mutmut-cache")
+    if not os.path.exists(path):
+        return (-1, -1)
+    with sqlite3.connect(path) as db:
+        return db.execute("select (select count(*) from Mutant where status = 'untested'), (select count(*) from "
+                          "Mutant where tested_against_hash = (select value from MiscData where key = "
+                          "'hash_of_tests'))").fetchone()
+
+
+def sync_tests(tree: str) -> bool:
+    """Copy the checkout's tests over the tree's when they differ (tests written while the
+    module ran); True when they did. mutmut then re-tests only the mutants not killed: it
+    takes a killed mutant to stay killed by more tests."""
+    import filecmp
+    changed = False
+    for here, _dirs, files in os.walk(os.path.join(ROOT, "tests")):
+        if "__pycache__" in here:
+            continue
+        there = os.path.join(tree, os.path.relpath(here, ROOT))
+        os.makedirs(there, exist_ok=True)
+        for f in files:
+            a, b = os.path.join(here, f), os.path.join(there, f)
+            if not os.path.exists(b) or not filecmp.cmp(a, b, shallow=False):
+                shutil.copy2(a, b)
+                changed = True
+    return changed
+
+
 def mutmut_until_done(mutmut: str, tree: str, source: str, runner: str, stall: float = 600, restarts: int = 20) -> int:
     """mutmut run in ``tree`` until every mutant is tested; returns how many were left untested.
     mutmut 2.5.1's main process can fail while its worker carries on (recording a status, it
@@ -149,12 +182,12 @@ def mutmut_until_done(mutmut: str, tree: str, source: str, runner: str, stall: f
             proc = subprocess.Popen([mutmut, "run", "--paths-to-mutate", source, "--runner", runner, "--tests-dir",
                                      "tests", "--no-progress"], cwd=tree, stdout=out, stderr=subprocess.STDOUT,
                                     start_new_session=True)
-        last, since = untested(tree), time.monotonic()
+        last, since = progress(tree), time.monotonic()
         while proc.poll() is None:
             time.sleep(5)
-            left = untested(tree)
-            if left != last:
-                last, since = left, time.monotonic()
+            now = progress(tree)
+            if now != last:
+                last, since = now, time.monotonic()
             failed = "Traceback" in open(log, encoding="utf-8", errors="replace").read()
             if failed or time.monotonic() - since > stall:
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -188,6 +221,8 @@ def run(mod, python, mutmut):
                   f"-x -q -p no:cacheprovider -p no:randomly {' '.join(tests)}"
                   + "".join(f" --deselect {t}" for t in DESELECT.get(mod, [])))
         left = mutmut_until_done(mutmut, tree, f"exporter/aix_exporter/{mod}.py", runner)
+        while sync_tests(tree):   # tests written for its survivors meanwhile: those survivors again
+            left = mutmut_until_done(mutmut, tree, f"exporter/aix_exporter/{mod}.py", runner)
         res = subprocess.run([mutmut, "junitxml"], cwd=tree, capture_output=True, text=True, timeout=600).stdout
         total = res.count("<testcase ") - left   # untested mutants are not scored (a timeout is a kill)
         ids = re.findall(r'<testcase[^>]*name="Mutant #(\d+)"[^>]*>\s*<failure', res)
