@@ -139,7 +139,8 @@ def _when(epoch):
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(epoch)) if epoch is not None else "-"
 
 
-def print_summary(s: dict, out: str, stream=sys.stdout):
+def print_summary(s: dict, out: str, stream=None):
+    stream = stream or sys.stdout   # (looked up now: sys.stdout may have been replaced since import)
     print(f"imported {s['files']} file(s), {s['snapshots']} snapshots, {s['samples']} samples to {out}", file=stream)
     print(f"  time range: {_when(s['first'])} .. {_when(s['last'])}", file=stream)
     if s["duplicates_dropped"]:
