@@ -1,12 +1,15 @@
 """The source interface's small parts: which --source specs open what, a file opened without
 blocking (a FIFO or a directory in a file's place is an error, never a read that waits), the
-replay directory's reads and their messages, and the monitored processes found with ps."""
+replay directory's reads and their messages, the monitored processes found with ps, the
+simulated clock and log, and the splat report of a watched directory."""
 import os
 
 import pytest
 
 from aix_exporter.config import Settings
 from aix_exporter.sources import NotRunning, SourceError, open_regular, open_source
+from aix_exporter.sources import simulate as sim
+from aix_exporter.sources import splat_window as sw
 from aix_exporter.sources.processes import monitored_pids
 from aix_exporter.sources.replay import ReplaySource
 
@@ -132,3 +135,121 @@ def test_none_running_is_not_running_naming_them():
     with pytest.raises(NotRunning) as e:
         monitored_pids(lambda argv, timeout: "  1 init\n", s)
     assert str(e.value) == "none of db2sysc, dsmserv, dsmsta is running"
+
+
+# ---------------------------------------------------------------- simulate:SCENARIO
+
+
+def test_simulate_spec_defaults_and_values():
+    assert sim.parse_spec("steady") == {"scenario": "steady", "speed": 1.0, "seed": 1, "at": 0.0, "processes": 1,
+                                        "start": None}
+    assert sim.parse_spec("case-study?speed=60&seed=7&at=3600&start=1800000000&processes=5") == {
+        "scenario": "case-study", "speed": 60.0, "seed": 7, "at": 3600.0, "processes": 5, "start": 1_800_000_000.0}
+    assert sim.parse_spec("steady?processes=0")["processes"] == 1
+    assert sim.parse_spec("steady?seed=1&seed=2")["seed"] == 2                     # the last one given
+    with pytest.raises(ValueError) as e:
+        sim.parse_spec("steady?sped=60&colour=red")
+    assert str(e.value) == "simulate: unknown option(s) colour, sped (speed, seed, at, start, processes)"
+    with pytest.raises(ValueError) as e:
+        sim.parse_spec("steady?seed=x")
+    assert str(e.value) == "simulate: bad option value in 'steady?seed=x'"
+
+
+def test_simulated_time_runs_at_the_speed_from_at_at_start():
+    wall = [1_800_000_000.0]
+    src = sim.SimulatedSource("case-study?speed=60&at=3600", clock=lambda: wall[0])
+    assert (src.wall_start, src.epoch0, src.now()) == (1_800_000_000.0, 1_800_000_000.0 - 3600, 3600.0)
+    wall[0] += 10
+    assert src.now() == 3600.0 + 600
+    assert src.epoch(0) == 1_799_996_400.0 and src.epoch(3600) == 1_800_000_000.0
+    src.set_time(100.0)
+    assert src.now() == 100.0
+    named = sim.SimulatedSource("case-study?at=3600&start=1700000000", clock=lambda: 1_700_000_030.0)
+    assert (named.wall_start, named.epoch0, named.now()) == (1_700_000_000.0, 1_699_996_400.0, 3630.0)
+    assert named.name == "simulate:case-study?at=3600&start=1700000000"
+
+
+def test_simulated_reads_and_their_errors():
+    s = Settings()
+    s.tape.interval_seconds = 7
+    src = sim.SimulatedSource("case-study?at=28800", s, clock=lambda: 1_800_000_000.0)
+    assert src.interval == 7
+    assert src.read("vmstat").lstrip().startswith("System configuration:")
+    with pytest.raises(SourceError) as e:
+        src.read("uptime")
+    assert str(e.value) == "the simulator has no command 'uptime'"
+    with pytest.raises(SourceError) as e:
+        src.read_log("vmstat", None)
+    assert str(e.value) == "vmstat is not a log"
+    assert src.report_time("splat") == 1_800_000_000.0 and src.report_time("vmstat") is None
+
+
+def test_the_simulated_log_gives_the_whole_log_once_then_only_what_is_new():
+    src = sim.SimulatedSource("case-study", clock=lambda: 0.0)
+    src.set_time(7200)
+    whole, pos = src.read_log("tsm_actlog", None)
+    assert whole and pos == {"inode": 0, "offset": len(whole), "t": 7200}
+    src.set_time(14400)
+    new, pos2 = src.read_log("tsm_actlog", pos)
+    assert new and pos2 == {"inode": 0, "offset": len(whole) + len(new), "t": 14400}
+    again, _ = src.read_log("tsm_actlog", None)
+    assert again == whole + new                                  # the same messages, read at once
+    src.set_time(3600)                                           # the clock went back: from the start again
+    back, pos3 = src.read_log("tsm_actlog", pos2)
+    assert whole.startswith(back) and pos3["offset"] == len(back)
+
+
+# ---------------------------------------------------------------- splat reports
+
+def report(d, name, text, mtime):
+    p = d / name
+    p.write_text(text)
+    os.utime(p, (mtime, mtime))
+    return p
+
+
+def test_the_newest_report_of_the_directory(tmp_path):
+    report(tmp_path, "a.out", "old", 1_800_000_000)
+    report(tmp_path, "b.out", "new", 1_800_000_100)
+    report(tmp_path, ".c.out", "hidden", 1_800_000_200)
+    report(tmp_path, "d.txt", "not named so", 1_800_000_300)
+    (tmp_path / "e.out").mkdir()
+    os.utime(tmp_path / "e.out", (1_800_000_400, 1_800_000_400))
+    assert sw.newest_report(str(tmp_path)) == ("new", 1_800_000_100.0)
+    assert sw.newest_report(str(tmp_path), "*.txt") == ("not named so", 1_800_000_300.0)
+    with pytest.raises(SourceError) as e:
+        sw.newest_report(str(tmp_path), "*.rpt")
+    assert str(e.value) == f"no splat report named *.rpt in {tmp_path}"
+
+
+def test_a_report_of_exactly_the_size_limit_is_read_and_one_byte_more_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(sw, "MAX_REPORT_BYTES", 16)
+    report(tmp_path, "a.out", "x" * 16, 1_800_000_000)
+    assert sw.newest_report(str(tmp_path))[0] == "x" * 16
+    p = report(tmp_path, "a.out", "x" * 17, 1_800_000_000)
+    with pytest.raises(SourceError) as e:
+        sw.newest_report(str(tmp_path))
+    assert str(e.value) == f"{p}: 17 bytes, more than a splat report has (16 at most)"
+
+
+def test_the_report_size_limit_is_64_mib():
+    assert sw.MAX_REPORT_BYTES == 64 << 20
+
+
+def test_a_report_older_than_the_limit_is_not_served_as_fresh(tmp_path, monkeypatch):
+    s = Settings()
+    s.splat.report_dir, s.splat.max_age_seconds = str(tmp_path), 600
+    report(tmp_path, "a.out", "text", 1_800_000_000)
+    monkeypatch.setattr(sw.time, "time", lambda: 1_800_000_600.0)
+    assert sw.read(None, s) == ("text", 1_800_000_000.0)
+    monkeypatch.setattr(sw.time, "time", lambda: 1_800_000_601.0)
+    with pytest.raises(SourceError) as e:
+        sw.read(None, s)
+    assert str(e.value) == (f"the newest splat report in {tmp_path} is 601 s old, older than splat.max_age_seconds "
+                            "(600): not served as fresh")
+
+
+def test_without_a_report_directory_or_the_trace_window_splat_says_so():
+    with pytest.raises(SourceError) as e:
+        sw.read(None, Settings())
+    assert str(e.value) == "splat: neither splat.report_dir nor splat.enabled_trace is configured"
