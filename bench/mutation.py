@@ -1,6 +1,7 @@
 """Mutation score of the package (mutmut 2.x), each module against its own tests, by area.
 
     python3 bench/mutation.py [--jobs 2] [--area AREA ...] [--only MODULE ...] [--out FILE]
+                              [--sample N [--offset K]]
 
 AREAS names every module of exporter/aix_exporter outside the simulator, by area (parsers,
 collectors, importers, tools, report, http, exporter, config); the default is parsers and
@@ -16,6 +17,8 @@ written for its survivors), they are copied in and its survivors run again. Prin
 surviving mutant (its diff) to --out, each with the reason it is equivalent when
 bench/mutation-equivalent.yml gives one (an entry matches a survivor of its module whose
 changed lines contain its text), so the survivors left to kill are the unexplained ones.
+--sample N runs one mutant in N, chosen by a hash of its line and index (the same on every run),
+and scores those only: an estimate for modules whose tests take too long to run every mutant.
 """
 import argparse
 import concurrent.futures as cf
@@ -204,7 +207,26 @@ def mutmut_until_done(mutmut: str, tree: str, source: str, runner: str, stall: f
     return untested(tree)
 
 
-def run(mod, python, mutmut):
+# mutmut 2 reads mutmut_config.py from its working directory: with --sample N, a mutant runs
+# only when a hash of its line and index falls in the offset's Nth (the same mutants on every
+# run and restart); the others are recorded as skipped and not scored
+SAMPLE_CONFIG = """import zlib
+
+
+def pre_mutation(context):
+    key = f"{{context.mutation_id.line}}|{{context.mutation_id.index}}".encode()
+    if zlib.crc32(key) % {n} != {k}:
+        context.skip = True
+"""
+
+
+def skipped(tree: str) -> int:
+    import sqlite3
+    with sqlite3.connect(os.path.join(tree, ".mutmut-cache")) as db:
+        return db.execute("select count(*) from Mutant where status = 'skipped'").fetchone()[0]
+
+
+def run(mod, python, mutmut, sample=1, offset=0):
     tests = tests_of(mod)
     if not tests:
         return mod, 0, 0, [], "no tests import it"
@@ -212,6 +234,9 @@ def run(mod, python, mutmut):
     try:
         tree = os.path.join(work, "main")
         shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "dist", ".mutmut-cache"))
+        if sample > 1:
+            with open(os.path.join(tree, "mutmut_config.py"), "w", encoding="utf-8") as fh:
+                fh.write(SAMPLE_CONFIG.format(n=sample, k=offset))
         shared = os.path.join(os.path.dirname(ROOT), "shared")
         if os.path.isdir(shared):
             os.symlink(shared, os.path.join(work, "shared"))
@@ -224,14 +249,17 @@ def run(mod, python, mutmut):
         while sync_tests(tree):   # tests written for its survivors meanwhile: those survivors again
             left = mutmut_until_done(mutmut, tree, f"exporter/aix_exporter/{mod}.py", runner)
         res = subprocess.run([mutmut, "junitxml"], cwd=tree, capture_output=True, text=True, timeout=600).stdout
-        total = res.count("<testcase ") - left   # untested mutants are not scored (a timeout is a kill)
+        # untested and (outside the sample) skipped mutants are not scored; a timeout is a kill
+        left_out = skipped(tree)
+        total = res.count("<testcase ") - left - left_out
         ids = re.findall(r'<testcase[^>]*name="Mutant #(\d+)"[^>]*>\s*<failure', res)
         survivors = []
         for i in ids:
             diff = subprocess.run([mutmut, "show", i], cwd=tree, capture_output=True, text=True, timeout=60).stdout
             survivors.append((i, compact(diff)))
         return mod, total, total - len(ids), survivors, f"{len(tests)} test files" + (
-            f"; {left} mutants left untested (mutmut stopped)" if left else "")
+            f"; {left} mutants left untested (mutmut stopped)" if left else "") + (
+            f"; a sample: 1 in {sample} from {offset}, {left_out} outside it" if sample > 1 else "")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -268,13 +296,16 @@ def main():
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--area", nargs="*", choices=sorted(AREAS), default=["parsers", "collectors"])
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "mutation-survivors.md"))
+    ap.add_argument("--sample", type=int, default=1, help="run one mutant in N (by a hash of its line), not all")
+    ap.add_argument("--offset", type=int, default=0, help="with --sample N: which of the N samples (0..N-1)")
     args = ap.parse_args()
     mutmut = shutil.which("mutmut") or os.path.join(os.path.dirname(sys.executable), "mutmut")
     if not os.path.exists(mutmut):
         sys.exit("needs mutmut 2.x: pip install 'mutmut<3'")
     results = []
     with cf.ThreadPoolExecutor(args.jobs) as pool:
-        for r in pool.map(lambda m: run(m, sys.executable, mutmut), modules(args.only, args.area)):
+        for r in pool.map(lambda m: run(m, sys.executable, mutmut, args.sample, args.offset),
+                                modules(args.only, args.area)):
             results.append(r)
             print(f"{r[0]}: {r[2]}/{r[1]} killed ({r[4]})", flush=True)
     total = sum(r[1] for r in results)

@@ -127,6 +127,10 @@ def test_a_log_that_cannot_be_rotated_says_so_once_and_keeps_logging(tmp_path):
     lines = path.read_text().splitlines()
     errors = [l for l in lines if "cannot rotate the log file" in l]
     assert len(errors) == 1 and parse(errors[0])["level"] == "error" and "Permission denied" in parse(errors[0])["error"]
+    said = parse(errors[0])
+    assert list(said) == ["ts", "level", "msg", "error"] and said["msg"] == "cannot rotate the log file, it is no longer rotated"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", said["ts"])
+    assert all(line.startswith("ts=") for line in lines[:-1])       # the next line is a line of its own
     assert parse(lines[-2])["n"] == "02999" and len(lines) == 3000 + 2
 
 
@@ -142,3 +146,44 @@ def test_check_config_answers_on_stderr_even_with_a_log_file(tmp_path):
     r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", f"--log.file={log}", "--config.file", str(bad),
                         "--check-config"], capture_output=True, text=True, env=env(), timeout=60)
     assert r.returncode == 1 and "/nonexistent/dsmserv.log: no such file" in r.stderr and not log.parent.exists()
+
+
+def test_pairs_of_a_message():
+    assert logfmt.pairs("collector=vmstat n=3") == [("msg", ""), ("collector", "vmstat"), ("n", "3")]
+    assert logfmt.pairs("msg=odd line skipped: a b collector=tsm") == [("msg", "odd line skipped: a b"),
+                                                                      ("collector", "tsm")]
+    assert logfmt.pairs("free text first a=1") == [("msg", "free text first"), ("a", "1")]
+    assert logfmt.pairs("just text") == [("msg", "just text")]
+    assert logfmt.pairs("x=1 msg=last") == [("x", "1"), ("msg", "last")]
+
+
+def test_an_exception_is_the_error_field_in_both_formats():
+    for fmt in ("logfmt", "json"):
+        stream = io.StringIO()
+        logfmt.setup("DEBUG", fmt, stream)
+        try:
+            try:
+                raise ValueError("boom")
+            except ValueError:
+                logging.getLogger("aix_exporter").exception("msg=failed")
+        finally:
+            logging.getLogger().handlers[:] = []
+        line = stream.getvalue().rstrip("\n")
+        got = json.loads(line) if fmt == "json" else parse(line)
+        assert list(got) == ["ts", "level", "msg", "error"], line
+        assert got["msg"] == "failed" and got["error"].endswith("ValueError: boom")
+
+
+def test_the_log_file_is_rotated_at_10_mib_keeping_3_by_default(tmp_path):
+    import os
+    saved = os.dup(2)                    # the log file takes the process's stderr: given back after
+    try:
+        logfmt.setup("INFO", "logfmt", None, str(tmp_path / "x.log"))
+        handler = logging.getLogger().handlers[0]
+        assert (handler.maxBytes, handler.backupCount) == (10 << 20, 3)
+    finally:
+        for h in logging.getLogger().handlers:
+            h.close()
+        logging.getLogger().handlers[:] = []
+        os.dup2(saved, 2)
+        os.close(saved)
