@@ -91,3 +91,16 @@ def test_the_dashboard_table_is_the_census_columns():
     table = next(p for p in d["panels"] if p["type"] == "table")
     sel = 'job=~"aix.*"'
     assert [t["expr"] for t in table["targets"]] == [census.column(k, sel, "$__range") for k in census.COLUMNS]
+
+
+def test_series_without_a_job_or_instance_label_are_one_lpar_each_with_empty_labels():
+    class Bare:
+        def instant(self, expr, at):
+            if "census_regime" in expr:
+                return [{"metric": {"instance": "a:1"}, "value": 1.0}, {"metric": {"job": "aix"}, "value": 2.0}]
+            if "cpu_sys_per_user" in expr:
+                return [{"metric": {"instance": "a:1"}, "value": 4.0}]
+            return []
+    rows = census.census(Bare(), 1_800_000_000.0, 3600, 'job="aix"')
+    assert [(r.instance, r.job, r.state, r.sys_per_user) for r in rows] == [("", "aix", 2.0, None),
+                                                                            ("a:1", "", 1.0, 4.0)]

@@ -277,3 +277,52 @@ def test_an_unreadable_file_is_one_line(tmp_path, capsys, lines_format):  # noqa
     bad.write_bytes(b"\x1f\x8b" + b"not gzip after its magic")
     assert imp("--out", str(tmp_path / "h.om"), str(bad)) == 1
     assert capsys.readouterr().err.startswith(f"aix-exporter import lines: {bad}: cannot read: ")
+
+
+def test_undecodable_bytes_are_replaced_plain_or_gzipped(tmp_path, lines_format):  # noqa: F811
+    import gzip
+    data = b"#DISK\xff\xfe1\n1800000000,lpar1,1\n"
+    plain, packed = tmp_path / "a.txt", tmp_path / "b.txt.gz"
+    plain.write_bytes(data)
+    packed.write_bytes(gzip.compress(data.replace(b"1800000000", b"1800000060")))
+    s = importing.run_import("lines", [str(plain), str(packed)], str(tmp_path / "h.om"))
+    assert (s["snapshots"], s["not_mapped"]) == (2, {"DISK*": (2, "disk rows: no live metric")})
+
+
+def test_a_file_without_a_snapshot_is_counted_and_the_others_read(tmp_path, lines_format):  # noqa: F811
+    empty, full = tmp_path / "a.txt", tmp_path / "b.txt"
+    empty.write_text("#FILE\n")
+    full.write_text("1800000000,,1\n1800000060,,2\n")            # no host: the instance says so
+    s = importing.run_import("lines", [str(empty), str(full)], str(tmp_path / "h.om"))
+    assert (s["files"], s["snapshots"]) == (1, 2)
+    assert s["rows_skipped"] == {"file without a complete snapshot": 1}
+    assert s["targets"] == [{"instance": "unknown:10990", "job": "aix"}]
+
+
+def test_each_conflicting_snapshot_is_counted(tmp_path, lines_format):  # noqa: F811
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("1800000000,h,1\n1800000060,h,2\n1800000120,h,3\n")
+    b.write_text("1800000000,h,1\n1800000060,h,2\n1800000120,h,3\n")
+    # the same pool values, but the stand-in's counter carries on across the files (4, 5, 6):
+    # each of the three snapshots is read again with another value
+    s = importing.run_import("lines", [str(a), str(b)], str(tmp_path / "h.om"))
+    assert s["conflicting"] == [(str(b), 3)]
+
+
+def test_a_cut_short_file_ends_the_file_not_the_import(tmp_path, lines_format):  # noqa: F811
+    import gzip
+    whole = gzip.compress(("".join(f"{1_800_000_000 + 60 * k},h,1\n" for k in range(4000))).encode())
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(whole[:len(whole) // 2])
+    s = importing.run_import("lines", [str(cut)], str(tmp_path / "h.om"))
+    assert s["rows_skipped"] == {"file cut short (EOFError)": 1}
+    assert 0 < s["snapshots"] < 4000
+
+
+def test_unknown_formats_and_options_are_named():
+    with pytest.raises(importing.RecordingError) as e:
+        importing.importer("csv")
+    assert str(e.value) == "no importer for 'csv' (formats: nmon)"
+    with pytest.raises(TypeError) as e:
+        importing.run_import("nmon", [], "/dev/null", zone="UTC", colour="red")
+    assert str(e.value) == "nmon import has no option colour, zone"
