@@ -90,6 +90,8 @@ def _state_of(data: Optional[bytes]):
     """(state, None) for a good state of ours, else (None, what is wrong)."""
     if data is None:
         return None, "absent"
+    if len(data) > MAX_STATE_BYTES:   # (_read reads one byte more to see this)
+        return None, f"larger than {MAX_STATE_BYTES} bytes: not a state file"
     try:
         state = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
