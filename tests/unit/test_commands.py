@@ -95,3 +95,68 @@ def test_the_setup_scripts_privileged_commands_are_the_command_tables():
     script = (ROOT / "deploy" / "aix" / "src-setup.sh").read_text()
     line = re.search(r'^PRIV_CMDS="([^"]*)"$', script, re.M).group(1)
     assert line.split() == rbac_executables() == ["/usr/bin/iostat", "/usr/bin/svmon", "/usr/bin/vmstat", "/usr/sbin/vmo"]
+
+
+def test_each_commands_argv_with_the_settings_it_reads():
+    """The argv each command runs, written out by hand for settings that differ from the
+    defaults, so a setting read from the wrong place or an argument dropped shows."""
+    from aix_exporter.config import Settings
+    s = Settings()
+    s.vmstat.interval_seconds, s.tape.interval_seconds = 7, 9
+    s.vmo.tunables = ["lgpg_regions", "lgpg_size", "maxpin%"]
+    s.tsm.admin_id, s.tsm.dsmadmc_binary, s.tsm.summary_hours = "monitor", "/opt/tivoli/tsm/client/ba/bin/dsmadmc", 6
+    argv = {c.key: (c.argv(s, ["12", "34"]) if c.fetch in ("processes", "per_process") else c.argv(s))
+            for c in TABLE if c.argv}
+    dsm = ["/opt/tivoli/tsm/client/ba/bin/dsmadmc", "-id=monitor", "-dataonly=yes"]
+    assert argv == {
+        "vmstat": ["/usr/bin/vmstat", "-w", "-l", "7", "2"],
+        "vmstat_v": ["/usr/bin/vmstat", "-v"],
+        "vmstat_s": ["/usr/bin/vmstat", "-s"],
+        "svmon_g": ["/usr/bin/svmon", "-G"],
+        "svmon_p": ["/usr/bin/svmon", "-P", "12", "34"],
+        "ps_env": ["/usr/bin/ps", "eww", "12", "34"],
+        "vmo": ["/usr/sbin/vmo", "-L", "lgpg_regions", "-L", "lgpg_size", "-L", "maxpin%"],
+        "iostat_tape": ["/usr/bin/iostat", "-p", "9", "2"],
+        "tsm_processes": dsm + ["-comma", "select process_num,process,bytes_processed,files_processed from processes"],
+        "tsm_sessions": dsm + ["-comma", "select session_id,client_name,bytes_sent,bytes_received from sessions"],
+        "tsm_mounts": dsm + ["query", "mount"],
+        "tsm_summary": dsm + ["-comma", "select activity,sum(bytes),count(*) from summary where "
+                                        "end_time>current_timestamp-6 hours group by activity"],
+    }
+    assert {c.key: c.fetch for c in TABLE} == {
+        "vmstat": "run", "vmstat_v": "run", "vmstat_s": "run", "svmon_g": "run", "svmon_p": "processes",
+        "ps_env": "per_process", "vmo": "run", "splat": "splat", "iostat_tape": "run", "tsm_actlog": "log",
+        "tsm_processes": "dsmadmc", "tsm_sessions": "dsmadmc", "tsm_mounts": "dsmadmc", "tsm_summary": "dsmadmc"}
+
+
+def test_the_commands_that_take_an_interval_and_how_long_they_run():
+    from aix_exporter.config import Settings
+    s = Settings()
+    s.vmstat.interval_seconds, s.tape.interval_seconds = 7, 9
+    assert {c.key for c in TABLE if c.background} == {"vmstat", "splat", "iostat_tape"}
+    assert {c.key: c.runs_for(s) for c in TABLE if c.runs_for} == {"vmstat": 14, "iostat_tape": 9}
+
+
+@pytest.mark.parametrize("key,output,answer", [
+    ("iostat_tape", "No tapes were found.", True), ("iostat_tape", "no tape found", True),
+    ("iostat_tape", "NO TAPES FOUND", True), ("iostat_tape", "iostat: 0551-157 Cannot open", False),
+    ("tsm_mounts", "ANR2034E QUERY MOUNT: No match found using this criteria.", True),
+    ("tsm_sessions", "ANR2034E SELECT: No match found using this criteria.", True),
+    ("tsm_sessions", "ANR20345E something else", False), ("tsm_sessions", "XANR2034E", False),
+])
+def test_a_failure_that_is_an_answer(key, output, answer):
+    import re
+    assert bool(re.search(COMMANDS[key].exit_ok_if, output)) is answer
+    assert {c.key for c in TABLE if c.exit_ok_if} == {"iostat_tape", "tsm_processes", "tsm_sessions", "tsm_mounts",
+                                                    "tsm_summary"}
+
+
+def test_the_readme_sources_table_rows():
+    from aix_exporter.commands import sources_table
+    lines = sources_table().splitlines()
+    assert lines[:2] == ["| key | command | what it reports | what runs on AIX (`--source system`) | replay file |",
+                         "|---|---|---|---|---|"]
+    assert lines[2] == ("| `vmstat` | vmstat | CPU, run queue, memory, paging, large pages (-l), pc/ec of the last "
+                        "interval | /usr/bin/vmstat -w -l INTERVAL 2 (background, last row) | `vmstat.txt` |")
+    assert len(lines) == 2 + len(TABLE)
+    assert COMMANDS["svmon_g"].fixture_dir == "svmon_g" and COMMANDS["svmon_g"].replay_file == "svmon_g.txt"
