@@ -2,6 +2,7 @@
 arguments, the summary it prints line by line, the sinks (--tsdb with promtool, the rules'
 backfill or the command to run it, --store with its age check and count back), each with its
 message and exit code. The nmon format's own reading is pinned by test_nmon*."""
+import os
 import subprocess
 
 import pytest
@@ -326,3 +327,49 @@ def test_unknown_formats_and_options_are_named():
     with pytest.raises(TypeError) as e:
         importing.run_import("nmon", [], "/dev/null", zone="UTC", colour="red")
     assert str(e.value) == "nmon import has no option colour, zone"
+
+
+@pytest.mark.skipif(not __import__("shutil").which("promtool"), reason="needs Debian's prometheus (promtool)")
+def test_backfill_rules_with_the_real_promtool_and_prometheus(tmp_path, monkeypatch):
+    """Blocks of a two-hour history, a recording rule over them: promtool evaluates it against
+    the temporary Prometheus, its blocks are moved in beside the history's, nothing is left in
+    the working directory."""
+    import json
+    import shutil
+    om = tmp_path / "h.om"
+    om.write_text("# TYPE x gauge\n" + "".join(f'x{{job="aix"}} {k} {1_800_000_000 + 60 * k}\n' for k in range(120))
+                  + "# EOF\n")
+    db = tmp_path / "db"
+    subprocess.run([shutil.which("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om), str(db)],
+                   check=True, capture_output=True, timeout=120)
+    history = set(os.listdir(db))
+    rules = tmp_path / "rules.yml"
+    rules.write_text("groups:\n- name: t\n  rules:\n  - record: job:x:double\n    expr: x * 2\n")
+    made = []
+    real = importing.tempfile.mkdtemp
+    monkeypatch.setattr(importing.tempfile, "mkdtemp", lambda **kw: made.append(real(**kw)) or made[-1])
+    n = importing.backfill_rules(str(db), [str(rules)], 1_800_000_000, 1_800_007_200)
+    added = set(os.listdir(db)) - history
+    assert n == len(added) >= 1
+    metas = [json.loads((db / b / "meta.json").read_text()) for b in added]
+    assert all(m["minTime"] >= 1_800_000_000_000 and m["maxTime"] <= 1_800_007_200_000 for m in metas)
+    assert os.path.basename(made[0]).startswith("aix-exporter-rules-") and not os.path.exists(made[0])
+
+
+def test_backfill_rules_failures_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(importing.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError) as e:
+        importing.backfill_rules(str(tmp_path), ["r.yml"], 0, 60)
+    assert str(e.value) == "--rules needs promtool (Debian package prometheus)"
+
+
+@pytest.mark.skipif(not __import__("shutil").which("promtool"), reason="needs Debian's prometheus (promtool)")
+def test_a_rules_file_promtool_refuses_is_its_own_words(tmp_path):
+    rules = tmp_path / "rules.yml"
+    rules.write_text("groups:\n- name: t\n  rules:\n  - record: r\n    expr: x *\n")
+    (tmp_path / "db").mkdir()
+    with pytest.raises(RuntimeError) as e:
+        importing.backfill_rules(str(tmp_path / "db"), [str(rules)], 1_800_000_000, 1_800_000_600)
+    assert str(e.value).startswith("promtool failed: ") and "\n" not in str(e.value)[:80]
+    assert len(str(e.value)) <= len("promtool failed: ") + 500
+    assert os.listdir(tmp_path / "db") == []
