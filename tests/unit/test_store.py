@@ -51,3 +51,195 @@ def test_snappy_block_of_literals():
     assert framed[:3] == b"\x80\xd8\x04"                               # 76800 as a varint
     assert framed[3] == 61 << 2 and framed[4:6] == (65535).to_bytes(2, "little")
     assert framed[6:6 + 65536] == data[:65536]
+
+
+# ---------------------------------------------------------------- against stand-in stores
+
+import json                                    # noqa: E402
+import threading                               # noqa: E402
+import urllib.parse                            # noqa: E402
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer   # noqa: E402
+
+
+class Stub(BaseHTTPRequestHandler):
+    """A store at a loopback port: answers from ``routes`` (path -> (status, body)), records
+    each request (method, path with query, body)."""
+    routes: dict = {}
+    seen: list = []
+
+    def log_message(self, *a):
+        pass
+
+    def _answer(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0)) if self.command == "POST" else b""
+        Stub.seen.append((self.command, self.path, body, dict(self.headers)))
+        path = urllib.parse.urlparse(self.path).path
+        status, data = Stub.routes.get(path, (404, b"not found"))
+        if callable(data):
+            data = data(urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query))
+        data = data if isinstance(data, bytes) else json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = _answer
+
+
+@pytest.fixture
+def stub():
+    Stub.routes, Stub.seen = {}, []
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+VM_METRICS = b'vm_app_version{version="victoria-metrics-20231212"} 1\nflag{name="retentionPeriod", is_set="true", value="100y"} 1\n'
+
+
+@pytest.mark.parametrize("metrics,retention,flag", [
+    (VM_METRICS, 36500 * DAY, "-retentionPeriod=100y"),
+    (b'vm_app_version{version="v"} 1\nflag{name="retentionPeriod",value="3"} 1\n', 93 * DAY, "-retentionPeriod=3"),
+    (b'vm_app_version{version="v"} 1\n', 31 * DAY, "-retentionPeriod=1"),          # its default: a month
+])
+def test_victoria_metrics_is_known_by_its_metrics_and_its_retention_read(stub, metrics, retention, flag):
+    Stub.routes = {"/metrics": (200, metrics)}
+    s = store.connect(stub + "/")
+    assert (s.url, s.kind, s.retention, s.retention_flag, s.old_limit) == (stub, "victoriametrics", retention, flag,
+                                                                         None)
+
+
+def prometheus(flags, config="global: {}\n"):
+    return {"/metrics": (200, b"prometheus_build_info 1\n"),
+            "/api/v1/status/flags": (200, {"status": "success", "data": flags}),
+            "/api/v1/status/config": (200, {"status": "success", "data": {"yaml": config}})}
+
+
+def test_prometheus_is_known_by_its_flags_and_its_limits_read(stub):
+    Stub.routes = prometheus({"web.enable-remote-write-receiver": "true", "storage.tsdb.retention.time": "90d"},
+                             "storage:\n  tsdb:\n    out_of_order_time_window: 30d\n")
+    s = store.connect(stub)
+    assert (s.kind, s.retention, s.retention_flag, s.old_limit) == (
+        "prometheus", 90 * DAY, "--storage.tsdb.retention.time=90d", 30 * DAY + 5400)
+    Stub.routes = prometheus({"web.enable-remote-write-receiver": "true", "storage.tsdb.retention.time": "0s"})
+    s = store.connect(stub)
+    assert (s.retention, s.old_limit) == (15 * DAY, 5400)                    # its defaults: 15 days, the head only
+    Stub.routes = prometheus({"web.enable-remote-write-receiver": "true"})
+    del Stub.routes["/api/v1/status/config"]
+    assert store.connect(stub).old_limit == 5400                            # no config to read: the head only
+
+
+@pytest.mark.parametrize("routes,message", [
+    ({"/metrics": (200, b"x 1\n"), "/api/v1/status/flags": (200, {"data": {}})},
+     "Prometheus takes remote write only with --web.enable-remote-write-receiver; start it so, or import with "
+     "--tsdb DIR (blocks)"),
+    ({"/metrics": (200, b"x 1\n"), "/api/v1/status/flags": (200, b"<html>")},
+     "neither VictoriaMetrics nor Prometheus (Expecting value: line 1 column 1 (char 0))"),
+    ({"/metrics": (200, b"x 1\n")}, "neither VictoriaMetrics nor Prometheus (HTTP Error 404: Not Found)"),
+])
+def test_a_store_that_cannot_take_the_history_is_one_line(stub, routes, message):
+    Stub.routes = routes
+    with pytest.raises(store.StoreError) as e:
+        store.connect(stub)
+    assert str(e.value) == f"{stub}: {message}"
+
+
+def test_an_unreachable_store_is_one_line():
+    with pytest.raises(store.StoreError) as e:
+        store.connect("http://127.0.0.1:9")
+    assert str(e.value).startswith("http://127.0.0.1:9: cannot reach the store: ")
+
+
+OM = ('# TYPE aix_x gauge\naix_x{instance="a:1",job="aix",q="say \\"hi\\""} 1.5 1800000000.000\n'
+      'aix_x{instance="a:1",job="aix",q="say \\"hi\\""} 2 1800000060.000\n'
+      'aix_y_total{instance="a:1",job="aix"} 7 1800000000.5\n\n# EOF\n')
+
+
+def test_the_samples_of_an_openmetrics_file(tmp_path):
+    (tmp_path / "h.om").write_text(OM)
+    got = list(store.samples(str(tmp_path / "h.om")))
+    head = 'aix_x{instance="a:1",job="aix",q="say \\"hi\\""}'
+    assert got == [(head, "1.5", 1_800_000_000_000), (head, "2", 1_800_000_060_000),
+                   ('aix_y_total{instance="a:1",job="aix"}', "7", 1_800_000_000_500)]
+    assert store.parse_series(head) == {"__name__": "aix_x", "instance": "a:1", "job": "aix", "q": 'say "hi"'}
+    assert store.parse_series('m{a="x\\\\y\\nz"}') == {"__name__": "m", "a": "x\\y\nz"}
+    assert store._series(got) == [(store.parse_series(head), [(1.5, 1_800_000_000_000), (2.0, 1_800_000_060_000)]),
+                                  ({"__name__": "aix_y_total", "instance": "a:1", "job": "aix"},
+                                   [(7.0, 1_800_000_000_500)])]
+
+
+def test_victoria_metrics_gets_the_samples_in_batches_and_a_flush(stub, tmp_path, monkeypatch):
+    (tmp_path / "h.om").write_text(OM)
+    monkeypatch.setattr(store, "BATCH_SAMPLES", 2)
+    Stub.routes = {"/api/v1/import/prometheus": (204, b""), "/internal/force_flush": (200, b"")}
+    vm = store.Store(stub, "victoriametrics", None, "")
+    assert store.write(vm, str(tmp_path / "h.om")) == 3
+    posts = [(p, b) for m, p, b, _ in Stub.seen if m == "POST"]
+    assert posts == [("/api/v1/import/prometheus",
+                      b'aix_x{instance="a:1",job="aix",q="say \\"hi\\""} 1.5 1800000000000\n'
+                      b'aix_x{instance="a:1",job="aix",q="say \\"hi\\""} 2 1800000060000\n'),
+                     ("/api/v1/import/prometheus", b'aix_y_total{instance="a:1",job="aix"} 7 1800000000500\n')]
+    assert Stub.seen[-1][:2] == ("GET", "/internal/force_flush")
+    Stub.routes = {"/api/v1/import/prometheus": (204, b"")}                 # a store that refuses the flush
+    assert store.write(vm, str(tmp_path / "h.om")) == 3
+
+
+def test_prometheus_gets_remote_write(stub, tmp_path):
+    (tmp_path / "h.om").write_text('m{a="b"} 1 1.000\n')
+    Stub.routes = {"/api/v1/write": (204, b"")}
+    assert store.write(store.Store(stub, "prometheus", None, ""), str(tmp_path / "h.om")) == 1
+    method, path, body, headers = Stub.seen[0]
+    assert (method, path) == ("POST", "/api/v1/write")
+    assert (headers["Content-Encoding"], headers["Content-Type"], headers["X-Prometheus-Remote-Write-Version"]) == (
+        "snappy", "application/x-protobuf", "0.1.0")
+    # WriteRequest{timeseries: [{labels: [__name__=m, a=b], samples: [{value: 1.0, timestamp: 1000}]}]}
+    label_a = b"\x0a\x06\x0a\x01a\x12\x01b"
+    label_name = b"\x0a\x0d\x0a\x08__name__\x12\x01m"
+    sample = b"\x12\x0c\x09" + bytes.fromhex("000000000000f03f") + b"\x10\xe8\x07"   # 1.0, 1000 ms
+    series = label_name + label_a + sample
+    request = b"\x0a" + bytes([len(series)]) + series
+    assert body == bytes([len(request)]) + bytes([(len(request) - 1) << 2]) + request
+
+
+def test_a_store_that_refuses_a_write_is_one_line_with_its_words(stub, tmp_path):
+    (tmp_path / "h.om").write_text('m{a="b"} 1 1.000\n')
+    Stub.routes = {"/api/v1/import/prometheus": (400, b"cannot parse line 1: bad timestamp")}
+    with pytest.raises(store.StoreError) as e:
+        store.write(store.Store(stub, "victoriametrics", None, ""), str(tmp_path / "h.om"))
+    assert str(e.value) == f"{stub}/api/v1/import/prometheus: HTTP 400: cannot parse line 1: bad timestamp"
+    with pytest.raises(store.StoreError) as e:
+        store.write(store.Store("http://127.0.0.1:9", "prometheus", None, ""), str(tmp_path / "h.om"))
+    assert str(e.value).startswith("http://127.0.0.1:9/api/v1/write: <urlopen error ")
+
+
+def test_the_samples_are_counted_back_per_instance_and_name(stub):
+    def names(q):
+        assert q["match[]"] == ['{instance="a:1",job="aix"}'] and (q["start"], q["end"]) == (["940"], ["2060"])
+        return {"status": "success", "data": ["aix_x", "aix_y_total"]}
+
+    def count(q):
+        value = {'sum(count_over_time(aix_x{instance="a:1",job="aix"}[1060s]))': "2",
+                 'sum(count_over_time(aix_y_total{instance="a:1",job="aix"}[1060s]))': "1"}[q["query"][0]]
+        assert q["time"] == ["2001.000"]
+        return {"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}, "value": [0, value]}]}}
+    Stub.routes = {"/api/v1/label/__name__/values": (200, names), "/api/v1/query": (200, count)}
+    s = store.Store(stub, "victoriametrics", None, "")
+    assert store.count_back(s, [{"job": "aix", "instance": "a:1"}], 1000.0, 2000.0) == 3
+    Stub.routes["/api/v1/query"] = (200, {"status": "success", "data": {"result": []}})
+    assert store.count_back(s, [{"job": "aix", "instance": "a:1"}], 1000.0, 2000.0) == 0
+    Stub.routes["/api/v1/query"] = (200, b"<html>")
+    with pytest.raises(store.StoreError) as e:
+        store.count_back(s, [{"job": "aix", "instance": "a:1"}], 1000.0, 2000.0)
+    assert str(e.value).startswith(f"{stub}: cannot count the samples back: ")
+
+
+def test_varints_and_fields():
+    assert store._varint(0) == b"\x00" and store._varint(127) == b"\x7f" and store._varint(128) == b"\x80\x01"
+    assert store._varint(300) == b"\xac\x02"
+    assert store._field(2, b"ab") == b"\x12\x02ab"
+    assert store.snappy_literals(b"x" * 60) == b"\x3c" + bytes([59 << 2]) + b"x" * 60
+    assert store.snappy_literals(b"x" * 61) == b"\x3d" + bytes([60 << 2, 60]) + b"x" * 61
+    assert store.snappy_literals(b"x" * 256) == b"\x80\x02" + bytes([60 << 2, 255]) + b"x" * 256
+    assert store.snappy_literals(b"x" * 257) == b"\x81\x02" + bytes([61 << 2]) + (256).to_bytes(2, "little") + b"x" * 257
