@@ -84,3 +84,53 @@ def test_history_sample_times_end_at_the_duration_with_a_fine_tail():
     assert sample_times(50, 60, tail=600) == [5, 20, 35, 50]        # a tail longer than the history
     times = sample_times(28800, 60, tail=600)                        # the demo's tsmsrv01
     assert len(times) == 28200 // 60 + 1 + 40 and times[-1] == 28800 and times[-41:-39] == [28200, 28215]
+
+
+def test_spooled_and_held_lines_come_out_the_same(tmp_path, monkeypatch):
+    def write(path):
+        with Writer() as w:
+            a = w.series("m", "gauge", "M.", "m", {"k": "a"})
+            b = w.series("m", "gauge", "M.", "m", {"k": "b"})
+            assert w.series("m", "gauge", "M.", "m", {"k": "a"}) is a
+            for t in range(1, 6):
+                assert w.add_snapshot(float(t), [(a, t), (b, -t)]) == 2
+            assert w.add_snapshot(3.0, [(a, 9), (b, 9)]) == 0 and w.dropped == 2
+            w.close(str(path))
+        return path.read_text()
+    held = write(tmp_path / "held.om")
+    monkeypatch.setattr(Writer, "FLUSH_LINES", 2)        # spooled to disk every second snapshot
+    assert write(tmp_path / "spooled.om") == held
+    assert held.splitlines()[2:4] == ['m{k="a"} 1 1.000', 'm{k="a"} 2 2.000']
+    assert held.splitlines()[7] == 'm{k="b"} -1 1.000'
+
+
+def test_the_first_and_last_time_of_any_series():
+    with Writer() as w:
+        w.add("m", "gauge", "M.", "m", {"k": "a"}, 1, 200.0)
+        w.add("m", "gauge", "M.", "m", {"k": "b"}, 1, 100.0)    # another series, earlier
+        w.add("m", "gauge", "M.", "m", {"k": "a"}, 1, 300.0)
+        w.add("m", "gauge", "M.", "m", {"k": "b"}, 1, 250.0)
+        assert (w.first, w.last, w.samples) == (100.0, 300.0, 4)
+
+
+def test_value_formats_at_their_bounds():
+    assert fmt_value(999_999_999_999_999.0) == "999999999999999"
+    assert fmt_value(1e15) == "1000000000000000.0" and fmt_value(-1e15) == "-1000000000000000.0"
+    assert fmt_value(-999_999_999_999_999.0) == "-999999999999999"
+    assert fmt_value(float("-inf")) == "-Inf" and fmt_value(-0.5) == "-0.5" and fmt_value(3.0) == "3"
+    assert fmt_labels({}) == "" and fmt_labels({"n": 5}) == '{n="5"}'
+
+
+def test_families_of_a_collection_with_the_targets_labels(tmp_path):
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+    from aix_exporter.tools.openmetrics import add_families
+    g = GaugeMetricFamily("aix_g", "G.", labels=["mode", "job"])
+    g.add_metric(["user", "scraped"], 0.5)
+    c = CounterMetricFamily("aix_c", "C.", labels=[])
+    c.add_metric([], 7)
+    with Writer() as w:
+        add_families(w, [g, c], 60.0, {"job": "aix", "instance": "h:10990"})
+        w.close(str(tmp_path / "h.om"))
+    assert (tmp_path / "h.om").read_text().splitlines() == [
+        "# TYPE aix_g gauge", "# HELP aix_g G.", 'aix_g{instance="h:10990",job="aix",mode="user"} 0.5 60.000',
+        "# TYPE aix_c counter", "# HELP aix_c C.", 'aix_c_total{instance="h:10990",job="aix"} 7 60.000', "# EOF"]
