@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config.file", dest="config", default=None, help="YAML configuration file")
     p.add_argument("--web.config.file", dest="web_config", default=None,
                    help="TLS and basic auth, exporter-toolkit format (tls_server_config, basic_auth_users)")
-    p.add_argument("--log.level", dest="log_level", default="info", choices=["debug", "info", "warn", "error"])
+    p.add_argument("--log.level", dest="log_level", default="info", choices=["debug", "info", "warn", "error"],
+                   help="the least level logged (default info)")
     p.add_argument("--log.format", dest="log_format", default="logfmt", choices=["logfmt", "json"],
                    help="log lines as logfmt (ts=... level=... msg=...) or one JSON object a line")
     p.add_argument("--log.file", dest="log_file", default=None,

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from aix_exporter import cli
+from tests.conftest import ROOT
 
 SUBCOMMANDS = {   # argv -> the options its parser accepts, found by asking argparse itself
     "report": ["report"],
@@ -69,3 +70,25 @@ def test_report_format_follows_the_out_files_extension(monkeypatch):
                              ("report", [], "html"), ("r.csv", ["--format", "markdown"], "markdown")):
         assert cli.main(["--prometheus", "http://127.0.0.1:9", "--instance", "a:1", "--auto", "--out", out, *extra]) == 1
         assert seen.pop("format") == want, out
+
+
+GOLDEN_HELP = ROOT / "tests" / "golden" / "help"
+HELPS = {"aix-exporter": [], "report": ["report"], "plan": ["plan"], "import": ["import"],
+         "import-nmon": ["import", "nmon"], "simulate": ["simulate"]}
+
+
+@pytest.mark.parametrize("name", HELPS)
+def test_each_help_text_is_the_reviewed_one(name, monkeypatch):
+    """What an admin reads with --help, word for word as reviewed (tests/golden/help/): a
+    changed default, a dropped sentence or a wrong unit in a help line shows here. After a
+    deliberate change: AIX_EXPORTER_UPDATE_GOLDEN=1 python -m pytest tests/unit/test_cli_help.py,
+    then review the diff."""
+    import os
+    monkeypatch.setenv("COLUMNS", "100")          # argparse wraps at the terminal's width
+    code, text = help_of(HELPS[name])
+    assert code == 0
+    path = GOLDEN_HELP / f"{name}.txt"
+    if os.environ.get("AIX_EXPORTER_UPDATE_GOLDEN"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+    assert text == path.read_text()

@@ -355,3 +355,13 @@ def test_a_plan_error_is_one_line(monkeypatch, capsys):
     assert capsys.readouterr().err == "aix-exporter plan: http://p: HTTP 502 Bad Gateway\n"
     with pytest.raises(SystemExit):
         cli.plan_main(["--prometheus", "http://p", "--instance", "x", "--tz", "Nowhere/Land"])
+
+
+def test_a_census_error_is_one_line(tmp_path, monkeypatch, capsys):
+    def fails(*a):
+        raise ReportError("http://p: HTTP 503: Service Unavailable")
+    monkeypatch.setattr(census, "census", fails)
+    monkeypatch.setattr(cli, "Prometheus", lambda url: "prom")
+    assert report(tmp_path, "--prometheus", "http://p", "--census", out="c.md") == 1
+    assert capsys.readouterr().err == "aix-exporter report: http://p: HTTP 503: Service Unavailable\n"
+    assert not (tmp_path / "c.md").exists()
