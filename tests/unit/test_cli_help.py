@@ -81,14 +81,14 @@ HELPS = {"aix-exporter": [], "report": ["report"], "plan": ["plan"], "import": [
 def test_each_help_text_is_the_reviewed_one(name, monkeypatch):
     """What an admin reads with --help, word for word as reviewed (tests/golden/help/): a
     changed default, a dropped sentence or a wrong unit in a help line shows here. After a
-    deliberate change: AIX_EXPORTER_UPDATE_GOLDEN=1 python -m pytest tests/unit/test_cli_help.py,
+    deliberate change: UPDATE_GOLDEN=1 python -m pytest tests/unit/test_cli_help.py,
     then review the diff."""
     import os
     monkeypatch.setenv("COLUMNS", "100")          # argparse wraps at the terminal's width
     code, text = help_of(HELPS[name])
     assert code == 0
     path = GOLDEN_HELP / f"{name}.txt"
-    if os.environ.get("AIX_EXPORTER_UPDATE_GOLDEN"):
+    if os.environ.get("UPDATE_GOLDEN"):
         path.parent.mkdir(exist_ok=True)
         path.write_text(text)
     assert text == path.read_text()
