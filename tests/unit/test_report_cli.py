@@ -365,3 +365,29 @@ def test_a_census_error_is_one_line(tmp_path, monkeypatch, capsys):
     assert report(tmp_path, "--prometheus", "http://p", "--census", out="c.md") == 1
     assert capsys.readouterr().err == "aix-exporter report: http://p: HTTP 503: Service Unavailable\n"
     assert not (tmp_path / "c.md").exists()
+
+
+def test_a_plan_names_its_source_and_the_report_command_reads_the_same(tmp_path, monkeypatch, capsys):
+    planned(monkeypatch, facts())
+    assert cli.plan_main(["--prometheus", "http://p:9090", "--instance", "tsmsrv01:10990", "--format", "markdown"]) == 0
+    doc = capsys.readouterr().out
+    assert "Source: http://p:9090." in doc
+    assert ("aix-exporter report --prometheus http://p:9090 --instance tsmsrv01:10990 --auto --out "
+            "after-the-change.html") in doc
+    monkeypatch.setattr(tempprom, "block_range", lambda d: (NOW - DAY, NOW))
+
+    class Serve:
+        def __init__(self, d):
+            pass
+
+        def __enter__(self):
+            return "http://127.0.0.1:1"
+
+        def __exit__(self, *a):
+            pass
+    monkeypatch.setattr(tempprom, "serve", Serve)
+    out = tmp_path / "plan.markdown"
+    assert cli.plan_main(["--tsdb", str(tmp_path), "--instance", "tsmsrv01:10990", "--out", str(out)]) == 0
+    doc = out.read_text()
+    assert doc.startswith("# ") and f"Source: {tmp_path} (blocks)." in doc
+    assert f"aix-exporter report --tsdb {tmp_path} --instance tsmsrv01:10990 --auto" in doc
