@@ -37,9 +37,11 @@ def _read(fh, offset: int, limit: int) -> bytes:
 
 
 def _age_key(base: str, name: str):
-    """Sort key, oldest first: numbered rotations (.1 newest) by number, others (dates) by name."""
+    """Sort key, oldest first: numbered rotations (logrotate's .1 .. .N, .1 the newest) by
+    number, then dated ones (dateext: -20261124, -2026-11-24, ...) by name. A suffix of 8 digits
+    or more is a date, not a number: no log is rotated ten million times."""
     suffix = name[len(base):].lstrip(".-_")
-    return (0, -int(suffix), "") if suffix.isdigit() else (1, 0, suffix)
+    return (0, -int(suffix), "") if suffix.isdigit() and len(suffix) < 8 else (1, 0, suffix)
 
 
 def _siblings(path: str) -> list:

@@ -1,0 +1,132 @@
+"""The log tail's parts (sources/logtail.py) on files written by hand: which rotated copies are
+looked at and in what order, a partial line that waits, a chunk without a line end passed
+over, files rotated in and out between two reads, the position it hands back, and the
+watermark that keeps overlapping dsmadmc queries from counting a message twice."""
+import os
+
+from aix_exporter.sources import logtail
+
+
+def test_rotated_copies_oldest_first_compressed_ones_left_out(tmp_path):
+    log = tmp_path / "dsmserv.log"
+    for name in ("dsmserv.log", "dsmserv.log.1", "dsmserv.log.2", "dsmserv.log.10", "dsmserv.log-20261124",
+                 "dsmserv.log-20261125", "dsmserv.log.3.gz", "dsmserv.log.4.Z", "dsmserv.log.5.bz2",
+                 "dsmserv.log.6.xz", "dsmserv.log.7.zst", "other.log.1"):
+        (tmp_path / name).write_text("x\n")
+    assert [os.path.basename(p) for p in logtail._siblings(str(log))] == [
+        "dsmserv.log.10", "dsmserv.log.2", "dsmserv.log.1", "dsmserv.log-20261124", "dsmserv.log-20261125"]
+    assert logtail._siblings(str(tmp_path / "none" / "x.log")) == []
+
+
+def test_at_most_64_rotated_copies_the_newest(tmp_path):
+    for k in range(1, 70):
+        (tmp_path / f"a.log.{k}").write_text("")
+    got = [os.path.basename(p) for p in logtail._siblings(str(tmp_path / "a.log"))]
+    assert len(got) == 64 and got[0] == "a.log.64" and got[-1] == "a.log.1"
+
+
+def test_only_complete_lines_and_the_position_after_them(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_bytes(b"one\ntwo\nthr")
+    text, pos = logtail.tail(str(log), None)
+    assert text == "one\ntwo\n"
+    assert pos == {"inode": os.stat(log).st_ino, "offset": 8, "tail": b"one\ntwo\n".hex()}
+    with open(log, "ab") as fh:
+        fh.write(b"ee\n")
+    text, pos = logtail.tail(str(log), pos)
+    assert text == "three\n" and pos["offset"] == 14 and pos["tail"] == b"one\ntwo\nthree\n".hex()
+    assert logtail.tail(str(log), pos) == ("", pos)
+
+
+def test_the_fingerprint_is_the_last_64_bytes(tmp_path):
+    log = tmp_path / "a.log"
+    body = b"".join(b"line %03d\n" % k for k in range(20))      # 180 bytes
+    log.write_bytes(body)
+    _, pos = logtail.tail(str(log), None)
+    assert bytes.fromhex(pos["tail"]) == body[-64:] and pos["offset"] == 180
+
+
+def test_a_chunk_without_a_line_end_is_passed_over(tmp_path, monkeypatch):
+    monkeypatch.setattr(logtail, "MAX_CHUNK", 16)
+    log = tmp_path / "a.log"
+    log.write_bytes(b"\x00" * 16 + b"after\n")
+    text, pos = logtail.tail(str(log), None)
+    assert (text, pos["offset"]) == ("", 16)
+    text, pos = logtail.tail(str(log), pos)
+    assert (text, pos["offset"]) == ("after\n", 22)
+    log.write_bytes(b"x" * 15)                                  # less than a chunk: waited on
+    assert logtail.tail(str(log), None)[1]["offset"] == 0
+
+
+def test_nul_bytes_are_dropped_from_the_lines(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_bytes(b"a\x00\x00b\n\x00\x00\x00\nc\n")
+    assert logtail.tail(str(log), None)[0] == "ab\n\nc\n"
+
+
+def test_files_rotated_in_and_out_between_two_reads_are_read_oldest_first(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("1\n")
+    _, pos = logtail.tail(str(log), None)
+    with open(log, "a") as fh:
+        fh.write("2\n")
+    os.rename(log, tmp_path / "a.log.2")                       # rotated, then again
+    (tmp_path / "a.log.1").write_text("3\n")
+    log.write_text("4\n")
+    text, pos = logtail.tail(str(log), pos)
+    assert text == "2\n3\n4\n" and pos["inode"] == os.stat(log).st_ino and pos["offset"] == 2
+
+
+def test_a_rotated_file_that_is_gone_loses_only_its_own_lines(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("1\n")
+    _, pos = logtail.tail(str(log), None)
+    os.unlink(log)
+    log.write_text("new\n")
+    assert logtail.tail(str(log), pos)[0] == "new\n"
+
+
+def test_a_fresh_exporter_starts_at_the_end(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("history\n")
+    text, pos = logtail.tail(str(log), None, start_at_end=True)
+    assert (text, pos["offset"], pos["tail"]) == ("", 8, b"history\n".hex())
+
+
+def test_a_position_with_only_its_fingerprint_resumes_after_its_last_occurrence(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("a\nb\na\nb\nc\n")
+    text, pos = logtail.tail(str(log), {"tail": b"a\nb\n".hex()})
+    assert text == "c\n" and pos["offset"] == 10
+    text, _ = logtail.tail(str(log), {"tail": b"zz\n".hex()})   # not found: from the start
+    assert text == "a\nb\na\nb\nc\n"
+
+
+def test_overlapping_dsmadmc_queries_count_each_message_once():
+    first = ("11/25/2026 08:00:00  ANR0358E Insufficient memory.\n"
+             "                       continued\n"
+             "11/25/2026 08:00:05  ANR2017I Administrator issued.\n")
+    text, pos = logtail.dsmadmc_new_lines(first, None)
+    assert text == first
+    assert pos == {"mark": "20261125080005", "seen": ["11/25/2026 08:00:05  ANR2017I Administrator issued."]}
+    again = first + ("11/25/2026 08:00:05  ANR0406I Session started.\n"
+                     "11/25/2026 08:01:00  ANR0407I Session ended.\n")
+    text, pos = logtail.dsmadmc_new_lines(again, pos)
+    assert text == "11/25/2026 08:00:05  ANR0406I Session started.\n11/25/2026 08:01:00  ANR0407I Session ended.\n"
+    assert pos == {"mark": "20261125080100", "seen": ["11/25/2026 08:01:00  ANR0407I Session ended."]}
+    assert logtail.dsmadmc_new_lines(again, pos) == ("", pos)
+    assert logtail.dsmadmc_new_lines("", None) == ("", {"mark": "", "seen": []})
+
+
+def test_dated_rotations_between_two_reads_lose_no_line(tmp_path):
+    """logrotate with dateext: the file read last is a.log-20261124 by now, and a.log-20261125
+    was rotated after it; both are read, in that order, before the new file."""
+    log = tmp_path / "a.log"
+    log.write_text("1\n")
+    _, pos = logtail.tail(str(log), None)
+    with open(log, "a") as fh:
+        fh.write("2\n")
+    os.rename(log, tmp_path / "a.log-20261124")
+    (tmp_path / "a.log-20261125").write_text("3\n")
+    log.write_text("4\n")
+    assert logtail.tail(str(log), pos)[0] == "2\n3\n4\n"
