@@ -78,6 +78,10 @@ SHARED_TESTS = {"parsers": ["tests/unit/test_fixture_records.py", "tests/conform
 E2E_TESTS = {"web": ["tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"],
              "webconfig": ["tests/e2e/test_tls_auth.py"],
              "tools/standin": ["tests/e2e/test_golden_system.py"]}
+# Tests that reach a module through the command line rather than an import: every --help text
+# against its reviewed copy (tests/golden/help) for the modules that define a command's options
+HELP = "tests/unit/test_cli_help.py"
+ALSO_TESTS = {"tools/importing": [HELP], "tools/simulate": [HELP], "report/cli": [HELP], "cli": [HELP]}
 # Tests a module's test files hold that cannot see the module and cost a minute a mutant: the
 # report's figures are imported by test_alert_rules, whose promtool run checks only the rules
 DESELECT = {"report/compare": ["tests/unit/test_alert_rules.py::test_promtool_check_and_test_rules"]}
@@ -102,6 +106,7 @@ def tests_of(mod):
         for f in sorted(os.listdir(os.path.join(PKG, pkg))):
             if f.endswith(".py") and f[:-3] != name and use.search(open(os.path.join(PKG, pkg, f), encoding="utf-8").read()):
                 found += [t for t in tests_of(f"{pkg}/{f[:-3]}") if t not in found]
+    found += [t for t in ALSO_TESTS.get(mod, []) if t not in found]
     found += [t for t in E2E_TESTS.get(mod, []) if t not in found]
     if "/" in pkg:   # a module of a package that tests import whole (importers.nmon): those tests too
         found += [t for t in tests_of(pkg) if t not in found]
