@@ -261,12 +261,91 @@ def run(mod, python, mutmut, sample=1, offset=0):
         survivors = []
         for i in ids:
             diff = subprocess.run([mutmut, "show", i], cwd=tree, capture_output=True, text=True, timeout=60).stdout
-            survivors.append((i, compact(diff)))
+            survivors.append((i, compact(diff), diff, "survived"))
+        if left:   # left untested when mutmut stopped: kept with their diffs for --rerun
+            import sqlite3
+            with sqlite3.connect(os.path.join(tree, ".mutmut-cache")) as db:
+                for (i,) in db.execute("select id from Mutant where status = 'untested'"):
+                    diff = subprocess.run([mutmut, "show", str(i)], cwd=tree, capture_output=True, text=True,
+                                          timeout=60).stdout
+                    if diff.startswith("---"):
+                        UNTESTED.append((mod, str(i), compact(diff), diff))
         return mod, total, total - len(ids), survivors, f"{len(tests)} test files" + (
             f"; {left} mutants left untested (mutmut stopped)" if left else "") + (
             f"; a sample: 1 in {sample} from {offset}, {left_out} outside it" if sample > 1 else "")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+UNTESTED: list = []   # (module, id, compact diff, diff) of mutants mutmut left untested
+
+
+def from_markdown(path: str) -> list:
+    """The unexplained one-line survivors of a survivors file (--out FILE) as --rerun entries,
+    each made a unified diff again from its line number and its old and new text (for runs
+    that wrote no FILE.json)."""
+    out, mod = [], None
+    for row in open(path, encoding="utf-8"):
+        m = re.match(r"## `([^`]+)`", row)
+        if m:
+            mod = m.group(1)
+            continue
+        m = re.match(r"- (\d+) L(\d+): - (.*) / \+ (.*)$", row.rstrip("\n"))
+        if not m or " / " in m.group(3) or " / + " in m.group(4) or mod is None:
+            continue
+        source = f"exporter/aix_exporter/{mod}.py"
+        lines = open(os.path.join(ROOT, source), encoding="utf-8").read().split("\n")
+        n = int(m.group(2))
+        if n > len(lines) or lines[n - 1].strip() != m.group(3):
+            continue   # the source changed since: not this mutant any more
+        old = lines[n - 1]
+        new = old[:len(old) - len(old.lstrip())] + m.group(4)
+        diff = f"--- {source}\n+++ {source}\n@@ -{n},1 +{n},1 @@\n-{old}\n+{new}\n"
+        out.append({"module": mod, "id": m.group(1), "compact": f"L{n}: - {m.group(3)} / + {m.group(4)}",
+                    "diff": diff, "status": "survived"})
+    return out
+
+
+def rerun(path: str, python: str) -> list:
+    """Run again the mutants a --out file's JSON (FILE.json) lists as unexplained survivors or
+    left untested, against the checkout's tests as they are now: each diff applied with patch in
+    one copy of the tree per module, the module's tests run, the diff taken back. Returns
+    [(module, id, compact diff, diff, "killed" or "survived")]."""
+    import json
+    entries = json.load(open(path, encoding="utf-8")) if path.endswith(".json") else from_markdown(path)
+    known = equivalents()
+    out = []
+    by_mod: dict = {}
+    for e in entries:
+        if e["status"] == "untested" or not explain(e["module"], e["compact"], known, set()):
+            by_mod.setdefault(e["module"], []).append(e)
+    for mod, todo in by_mod.items():
+        work = tempfile.mkdtemp(prefix="aix-mutation-rerun-")
+        try:
+            tree = os.path.join(work, "main")
+            shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "dist",
+                                                                      ".mutmut-cache"))
+            shared = os.path.join(os.path.dirname(ROOT), "shared")
+            if os.path.isdir(shared):
+                os.symlink(shared, os.path.join(work, "shared"))
+            argv = [python, os.path.join(tree, "bench", "mutation.py"), "--pytest", "-x", "-q", "-p", "no:cacheprovider",
+                    "-p", "no:randomly", *tests_of(mod)] + [a for t in DESELECT.get(mod, []) for a in ("--deselect", t)]
+            env = dict(os.environ, PYTHONPATH=f"{tree}/exporter:{tree}")
+            for e in todo:
+                subprocess.run(["/usr/bin/patch", "-p0", "--silent", "-d", tree], input=e["diff"], text=True,
+                               check=True, timeout=60)
+                try:
+                    r = subprocess.run(argv, cwd=tree, env=env, capture_output=True, timeout=1800)
+                    verdict = "killed" if r.returncode else "survived"
+                except subprocess.TimeoutExpired:
+                    verdict = "killed"   # (as mutmut counts a timeout)
+                subprocess.run(["/usr/bin/patch", "-p0", "-R", "--silent", "-d", tree], input=e["diff"], text=True,
+                               check=True, timeout=60)
+                print(f"{mod} {e['id']}: {verdict}: {e['compact']}", flush=True)
+                out.append((mod, e["id"], e["compact"], e["diff"], verdict))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return out
 
 
 def equivalents(path=EQUIVALENT) -> list:
@@ -301,9 +380,19 @@ def main():
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--area", nargs="*", choices=sorted(AREAS), default=["parsers", "collectors"])
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "mutation-survivors.md"))
+    ap.add_argument("--rerun", metavar="FILE", help="run only the unexplained survivors (and untested mutants) a "
+                                                     "run's FILE.json, or one-line survivors its FILE, lists, against "
+                                                     "the tests as they are now")
     ap.add_argument("--sample", type=int, default=1, help="run one mutant in N (by a hash of its line), not all")
     ap.add_argument("--offset", type=int, default=0, help="with --sample N: which of the N samples (0..N-1)")
     args = ap.parse_args()
+    if args.rerun:
+        done = rerun(args.rerun, sys.executable)
+        left = [d for d in done if d[4] == "survived"]
+        print(f"\n{len(done) - len(left)} of {len(done)} killed; still alive:")
+        for mod, i, change, _, _ in left:
+            print(f"- {mod} {i} {change}")
+        return
     mutmut = shutil.which("mutmut") or os.path.join(os.path.dirname(sys.executable), "mutmut")
     if not os.path.exists(mutmut):
         sys.exit("needs mutmut 2.x: pip install 'mutmut<3'")
@@ -317,11 +406,11 @@ def main():
     killed = sum(r[2] for r in results)
     known, used = equivalents(), set()
     explained = {(mod, i): explain(mod, change, known, used) for mod, _, _, survivors, _ in results
-                 for i, change in survivors}
+                 for i, change, _, _ in survivors}
     print("\n| module | mutants | killed | score | equivalent | unexplained |")
     print("|---|---|---|---|---|---|")
     for mod, t, k, survivors, note in results:
-        eq = sum(1 for i, _ in survivors if explained[(mod, i)])
+        eq = sum(1 for i, *_ in survivors if explained[(mod, i)])
         print(f"| `{mod}` | {t} | {k} | {100 * k / t:.0f} % | {eq} | {len(survivors) - eq} |" if t
               else f"| `{mod}` | 0 | - | {note} | | |")
     eq = sum(1 for why in explained.values() if why)
@@ -331,6 +420,12 @@ def main():
     stale = [known[i] for i in range(len(known)) if i not in used and known[i][0] in ran]
     for module, text, _ in stale:
         print(f"equivalence entry matches no survivor (stale?): {module}: {text}")
+    import json
+    with open(args.out + ".json", "w", encoding="utf-8") as fh:   # the diffs, for --rerun
+        json.dump([{"module": mod, "id": i, "compact": change, "diff": diff, "status": "survived"}
+                   for mod, _, _, survivors, _ in results for i, change, diff, _ in survivors]
+                  + [{"module": mod, "id": i, "compact": change, "diff": diff, "status": "untested"}
+                     for mod, i, change, diff in UNTESTED], fh, indent=1)
     with open(args.out, "w", encoding="utf-8") as fh:
         fh.write("# Surviving mutants (written by bench/mutation.py)\n\n"
                  "Each survivor with its line; 'equivalent:' gives the reason from bench/mutation-equivalent.yml, "
@@ -338,7 +433,7 @@ def main():
         for mod, t, _k, survivors, _ in results:
             if survivors:
                 fh.write(f"## `{mod}`: {len(survivors)} of {t} survived\n\n")
-                for i, change in survivors:
+                for i, change, _, _ in survivors:
                     why = explained[(mod, i)]
                     fh.write(f"- {i} {change}\n  - {'equivalent: ' + why if why else '**unexplained**'}\n")
                 fh.write("\n")
