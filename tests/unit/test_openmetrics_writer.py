@@ -134,3 +134,9 @@ def test_families_of_a_collection_with_the_targets_labels(tmp_path):
     assert (tmp_path / "h.om").read_text().splitlines() == [
         "# TYPE aix_g gauge", "# HELP aix_g G.", 'aix_g{instance="h:10990",job="aix",mode="user"} 0.5 60.000',
         "# TYPE aix_c counter", "# HELP aix_c C.", 'aix_c_total{instance="h:10990",job="aix"} 7 60.000', "# EOF"]
+
+
+def test_a_tail_shorter_than_a_second_is_still_a_tail():
+    from aix_exporter.tools.simulate import sample_times
+    assert sample_times(300, 60, tail=0.5, tail_step=0.25) == [0, 60, 120, 180, 240, 299.5, 299.75, 300]
+    assert sample_times(300, 60, tail=0) == [0, 60, 120, 180, 240, 300]

@@ -431,3 +431,18 @@ def test_compare_reads_with_the_selector_given():
     fake = Fake(times=[])
     c.compare(fake, "a", c.Window(0, 3600), c.Window(7200, 10800), plots=False, base='job="lpar"')
     assert all('job="lpar",instance="a"' in q[1] for q in fake.asked)
+
+
+def test_the_plotted_series_queries():
+    assert {k: (title, expr.format(sel="S")) for k, (title, expr) in c.SERIES.items()} == {
+        "tape": ("Tape MiB/s (read + written)",
+                 "(sum(rate(aix_tape_read_bytes_total{S}[5m])) + sum(rate(aix_tape_written_bytes_total{S}[5m]))) "
+                 "/ 1048576"),
+        "cpu": ("CPU %: user and system", 'avg by (mode) (aix_vmstat_cpu_ratio{S,mode=~"user|sys"}) * 100'),
+        "pin_miss": ("pin_seg_range miss ratio",
+                     'max(aix_splat_function_miss_ratio{S,function=~"\\\\.?pin_seg_range"})'),
+        "pool": ("16 MB pages: configured, in use, free",
+                 'label_replace(aix:large_pages_configured:count{S}, "what", "configured", "", "") '
+                 'or label_replace(sum by (instance) (aix_vmstat_large_pages_active{S}), "what", "in use", "", "") '
+                 'or label_replace(sum by (instance) (aix_vmstat_large_pages_free{S}), "what", "free", "", "")'),
+    }

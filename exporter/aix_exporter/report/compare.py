@@ -21,9 +21,6 @@ from typing import Callable, Optional
 from ..figures import FIGURES, SAME_BAND, Figure
 from ..monitoring import CONFIG, SELECTOR, label_value, matchers
 
-MIB = 1 << 20
-GIB = 1 << 30
-
 
 class ReportError(RuntimeError):
     pass
