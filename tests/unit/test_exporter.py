@@ -232,3 +232,94 @@ def test_landing_page_lists_each_collector_with_its_state_and_last_error():
     assert ("<tr><td>bad</td><td>on scrape</td><td>failing</td><td>never</td>"
             "<td><code>source error: svmon -G: exit status 1: not privileged</code></td></tr>") in page
     assert "<tr><td>slow</td><td>background</td><td>not run yet</td><td>never</td>" in page
+
+
+def test_the_failure_log_lines_name_the_kind_the_collector_and_the_command(caplog):
+    for exc, said in ((ParseError("vmstat: bad", 3, "x y"), "parse error: "), (SourceError("timed out"),
+                                                                             "source error: timed out"),
+                      (ZeroDivisionError("bug"), "failed: ZeroDivisionError: bug")):
+        caplog.clear()
+        e = Exporter(FakeSource(), [make(exc)(SETTINGS)])
+        e.collect_all()
+        (line,) = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+        assert line.startswith("msg=collection failed collector=bad command='vmstat' error=" + said)
+        assert e.results["bad"].error == line.split("error=", 1)[1]
+        assert e.status()[0]["error"] == e.results["bad"].error
+
+
+def test_a_background_result_exactly_at_its_max_age_is_still_fresh():
+    clock = Clock()
+    e = Exporter(FakeSource(), [Slow(SETTINGS)], max_age={"slow": 60}, clock=clock)
+    e.collect_all()
+    clock.t += 60
+    assert samples(e.families())[("aix_exporter_collector_success", (("collector", "slow"),))] == 1
+    clock.t += 0.5
+    assert samples(e.families())[("aix_exporter_collector_success", (("collector", "slow"),))] == 0
+
+
+def test_an_on_scrape_result_has_no_max_age_and_a_collectors_own_max_age_is_used():
+    clock = Clock()
+    e = Exporter(FakeSource(), [Good(SETTINGS), Slow(SETTINGS)], clock=clock)
+    assert e.max_age == {"good": Good(SETTINGS).max_age(), "slow": Slow(SETTINGS).max_age()}
+    e.collect_all()
+    clock.t += 10 ** 6
+    m = samples(e.families())
+    assert m[("aix_exporter_collector_success", (("collector", "good"),))] == 1
+
+
+def test_the_self_metrics_before_and_after_a_first_run():
+    clock = Clock()
+    e = Exporter(FakeSource(), [Good(SETTINGS), make(SourceError("x"))(SETTINGS)], clock=clock)
+    fams = {f.name: f for f in e.families()}
+    assert fams["aix_exporter_collector_success"].documentation == \
+        "1 when the collector's last run succeeded and its data is current."
+    assert [s.value for s in fams["aix_exporter_collector_success"].samples] == [0.0, 0.0]
+    assert fams["aix_exporter_collector_last_success_timestamp_seconds"].samples == []   # none yet
+    assert [(s.labels, s.value) for s in fams["aix_exporter_source_info"].samples] == [({"source": "fake"}, 1.0)]
+    from aix_exporter import __version__
+    assert [(s.labels, s.value) for s in fams["aix_exporter_build_info"].samples] == [({"version": __version__}, 1.0)]
+    e.collect_all()
+    clock.t += 5
+    fams = {f.name: f for f in e.families()}
+    assert [(s.labels["collector"], s.value) for s in
+            fams["aix_exporter_collector_last_success_timestamp_seconds"].samples] == [("good", 1000.0)]
+    status = {s["name"]: s for s in e.status()}
+    assert status["good"] == {"name": "good", "schedule": "on scrape", "ok": True, "ran": True, "age": 5.0, "error": ""}
+    assert (status["bad"]["ok"], status["bad"]["ran"], status["bad"]["age"]) == (False, True, None)
+    assert {"aix_exporter_command_cpu_seconds", "aix_exporter_command_duration_seconds", "aix_exporter_command_runs",
+            "aix_exporter_cpu_seconds", "aix_exporter_max_resident_memory_bytes"} <= set(fams)
+
+
+def test_a_later_success_keeps_the_last_error_and_a_failure_keeps_the_last_success():
+    clock = Clock()
+
+    class Flaky(Collector):
+        name, keys = "flaky", ("vmstat",)
+        fail = False
+
+        def collect(self, source):
+            if Flaky.fail:
+                raise SourceError("gone")
+            f = Families()
+            f.set("aix_test_value", "test", 1)
+            return f.result()
+    e = Exporter(FakeSource(), [Flaky(SETTINGS)], clock=clock)
+    e.collect_all()
+    Flaky.fail, clock.t = True, 1010.0
+    e.collect_all()
+    assert (e.results["flaky"].last_success, e.results["flaky"].error) == (1000.0, "source error: gone")
+    Flaky.fail, clock.t = False, 1020.0
+    e.collect_all()
+    assert (e.results["flaky"].last_success, e.results["flaky"].error) == (1020.0, "source error: gone")
+
+
+def test_a_collectors_command_titles():
+    from aix_exporter.exporter import _command
+
+    class Two(Collector):
+        name, keys = "two", ("svmon_g", "unknown_key")
+
+    class Nothing(Collector):
+        name, keys = "nothing", ()
+    assert _command(Two(SETTINGS)) == "svmon -G, unknown_key"
+    assert _command(Nothing(SETTINGS)) == "nothing"
