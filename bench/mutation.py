@@ -110,7 +110,14 @@ def tests_of(mod):
     found += [t for t in E2E_TESTS.get(mod, []) if t not in found]
     if "/" in pkg:   # a module of a package that tests import whole (importers.nmon): those tests too
         found += [t for t in tests_of(pkg) if t not in found]
-    return found + [t for t in SHARED_TESTS.get(pkg, []) if t not in found] if found else []
+    if not found:
+        return []
+    found += [t for t in SHARED_TESTS.get(pkg, []) if t not in found]
+    # the module's own test files first (test_report_compare.py for report/compare): most
+    # mutants are killed there in a second, before the slower files that only use the module
+    own = name.replace("/", "_")
+    return sorted(found, key=lambda t: (own not in os.path.basename(t) and
+                                        pkg.rsplit("/", 1)[-1] + "_" + own not in os.path.basename(t)))
 
 
 def compact(diff: str) -> str:

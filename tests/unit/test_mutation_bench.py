@@ -45,7 +45,7 @@ def test_every_module_outside_the_simulator_has_tests_to_run_its_mutants():
         "tests/unit/test_nmon_records.py", "tests/unit/test_nmon_snapshots.py",
         "tests/unit/test_readme.py", "tests/conformance/test_nmon_corpus.py"]
     assert bench.tests_of("web") == [
-        "tests/unit/test_exporter.py", "tests/unit/test_web.py", "tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"]
+        "tests/unit/test_web.py", "tests/unit/test_exporter.py", "tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"]
     assert "tests/e2e/test_tls_auth.py" in bench.tests_of("webconfig")
     missing = [m for a in bench.AREAS if a not in ("parsers", "collectors")
                for m in bench.area_modules(a) if not bench.tests_of(m)]
