@@ -65,3 +65,45 @@ def test_the_history_of_a_scenario_ends_at_its_end_by_default(monkeypatch):
     monkeypatch.setattr(simulate.time, "time", lambda: 1_800_000_000.0)
     times = [t for t, _ in simulate.history("steady", step=14400)]
     assert times == [1_800_000_000.0 - 28800, 1_800_000_000.0 - 14400, 1_800_000_000.0]
+
+
+@pytest.mark.skipif(not __import__("shutil").which("promtool"), reason="needs Debian's prometheus (promtool)")
+def test_backfilled_history_as_blocks_with_the_rules_over_the_longest_run(tmp_path, monkeypatch):
+    import json
+    import os
+    rules = tmp_path / "rules.yml"
+    rules.write_text("groups:\n- name: t\n  rules:\n  - record: aix:test:sum\n    expr: sum(aix_vmstat_cpu_ratio)\n")
+    said, ranges = [], []
+    real = simulate.importing.backfill_rules
+
+    def backfill(tsdb, files, start, end):
+        ranges.append((start, end))
+        return real(tsdb, files, start, end)
+    monkeypatch.setattr(simulate.importing, "backfill_rules", backfill)
+    db = tmp_path / "db"
+    end = 1_800_000_000.0
+    simulate.backfilled(str(db), [("steady", 1200, {"job": "a", "instance": "x:1"}), ("steady", 600, None)], end,
+                        [str(rules)], said.append)
+    assert said == ["simulating steady (0.333333 h) ...", "simulating steady (0.166667 h) ...",
+                    "backfilling the recording rules ..."]
+    assert ranges == [(int(end - 1200 - 60), int(end))]
+    metas = [json.loads((db / b / "meta.json").read_text()) for b in os.listdir(db) if (db / b / "meta.json").exists()]
+    assert min(m["minTime"] for m in metas) == int((end - 1200) * 1000)
+    assert max(m["maxTime"] for m in metas) <= int(end * 1000) + 1
+
+
+def test_backfilled_needs_promtool(tmp_path, monkeypatch):
+    monkeypatch.setattr(simulate.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError) as e:
+        simulate.backfilled(str(tmp_path), [("steady", 60, None)], 1_800_000_000.0, [])
+    assert str(e.value) == "the history needs promtool (Debian package prometheus)"
+
+
+def test_a_failing_promtool_is_one_line(tmp_path, monkeypatch):
+    fake = tmp_path / "promtool"
+    fake.write_text("#!/bin/sh\necho \"  error: out of order sample\" >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(simulate.shutil, "which", lambda name: str(fake))
+    with pytest.raises(RuntimeError) as e:
+        simulate.backfilled(str(tmp_path / "db"), [("steady", 60, None)], 1_800_000_000.0, [])
+    assert str(e.value) == "promtool tsdb create-blocks-from failed: error: out of order sample"
