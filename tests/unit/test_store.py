@@ -243,3 +243,40 @@ def test_varints_and_fields():
     assert store.snappy_literals(b"x" * 61) == b"\x3d" + bytes([60 << 2, 60]) + b"x" * 61
     assert store.snappy_literals(b"x" * 256) == b"\x80\x02" + bytes([60 << 2, 255]) + b"x" * 256
     assert store.snappy_literals(b"x" * 257) == b"\x81\x02" + bytes([61 << 2]) + (256).to_bytes(2, "little") + b"x" * 257
+
+
+def test_durations_in_weeks_and_bare_seconds_and_the_refusal_in_full():
+    assert store.duration("2w") == 14 * DAY and store.duration("90") == 90 and store.duration(" 1h30m ") == 5400
+    with pytest.raises(store.StoreError) as e:
+        store.duration("15 days")
+    assert str(e.value) == "cannot read the duration '15 days'"
+
+
+def test_a_request_carries_20000_samples_at_most(stub, tmp_path):
+    lines = "".join(f'm{{k="{k % 7}"}} {k} {1_800_000_000 + k}.000\n' for k in range(20001))
+    (tmp_path / "h.om").write_text(lines)
+    Stub.routes = {"/api/v1/import/prometheus": (204, b""), "/internal/force_flush": (200, b"")}
+    assert store.write(store.Store(stub, "victoriametrics", None, ""), str(tmp_path / "h.om")) == 20001
+    assert [body.count(b"\n") for m, _, body, _ in Stub.seen if m == "POST"] == [20000, 1]
+
+
+def test_each_request_has_its_deadline(monkeypatch):
+    asked = []
+
+    class Answer:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            pass
+
+        def read(self):
+            return b'{"data": ["m"]}'
+
+    def urlopen(req, timeout=None):
+        asked.append(timeout)
+        return Answer()
+    monkeypatch.setattr(store.urllib.request, "urlopen", urlopen)
+    store._get("http://x/metrics")
+    store._post("http://x/api/v1/write", b"", {})
+    assert asked == [30.0, 120.0]
