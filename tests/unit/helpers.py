@@ -5,3 +5,19 @@ def samples(families):
 
 def names(families):
     return {s.name for f in families for s in f.samples}
+
+
+class Terminal:
+    """A terminal's stderr for a test: what is written to it (``text``), and isatty()."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True

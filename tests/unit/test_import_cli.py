@@ -9,6 +9,7 @@ import pytest
 
 from aix_exporter.tools import importing
 from aix_exporter.tools import store as stores
+from tests.unit.helpers import Terminal
 from tests.unit.test_importer_seam import lines_format  # noqa: F401 (a fixture)
 
 DAY = 86400
@@ -257,20 +258,10 @@ def test_progress_on_a_terminal_every_50_snapshots(tmp_path, monkeypatch, lines_
     path = tmp_path / "many.txt"
     path.write_text("".join(f"{1_800_000_000 + 60 * k},h,1\n" for k in range(120)))
 
-    class Terminal:
-        text = ""
-
-        def write(self, s):
-            Terminal.text += s
-
-        def flush(self):
-            pass
-
-        def isatty(self):
-            return True
-    monkeypatch.setattr(importing.sys, "stderr", Terminal())
+    term = Terminal()
+    monkeypatch.setattr(importing.sys, "stderr", term)
     assert imp("--out", str(tmp_path / "h.om"), str(path)) == 0
-    assert Terminal.text == "\r  file 1/1, 50 snapshots\r  file 1/1, 100 snapshots\r"
+    assert term.text == "\r  file 1/1, 50 snapshots\r  file 1/1, 100 snapshots\r"
 
 
 def test_an_unreadable_file_is_one_line(tmp_path, capsys, lines_format):  # noqa: F811

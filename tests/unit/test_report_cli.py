@@ -13,6 +13,7 @@ from aix_exporter.figures import FIGURES
 from aix_exporter.report import census, cli, plan
 from aix_exporter.report.compare import Check, Comparison, FigureRow, ReportError, Window
 from aix_exporter.tools import tempprom
+from tests.unit.helpers import Terminal
 from tests.unit.test_plan import facts, on_16m
 
 NOW = 1_800_000_000.0
@@ -135,21 +136,29 @@ def test_the_format_asked_for_wins_over_the_name(tmp_path, monkeypatch):
     assert (tmp_path / "r.html").read_text().startswith("instance,figure,unit,before,after,ratio,verdict,")
 
 
-def test_blocks_are_read_over_their_whole_range(tmp_path, monkeypatch):
-    calls = Calls(monkeypatch)
-    served = []
-    monkeypatch.setattr(tempprom, "block_range", lambda d: (NOW - 10 * DAY, NOW - DAY))
+def blocks_at(monkeypatch, first, last, served=None):
+    """--tsdb DIR with blocks from ``first`` to ``last``, served by a stand-in temporary
+    Prometheus at http://127.0.0.1:1 (``served``: the directories it served, then 'stopped')."""
+    monkeypatch.setattr(tempprom, "block_range", lambda d: (first, last))
 
     class Serve:
         def __init__(self, d):
-            served.append(d)
+            if served is not None:
+                served.append(d)
 
         def __enter__(self):
             return "http://127.0.0.1:1"
 
         def __exit__(self, *a):
-            served.append("stopped")
+            if served is not None:
+                served.append("stopped")
     monkeypatch.setattr(tempprom, "serve", Serve)
+
+
+def test_blocks_are_read_over_their_whole_range(tmp_path, monkeypatch):
+    calls = Calls(monkeypatch)
+    served: list = []
+    blocks_at(monkeypatch, NOW - 10 * DAY, NOW - DAY, served)
     assert report(tmp_path, "--tsdb", str(tmp_path), "--instance", "a", "--auto") == 0
     assert served == [str(tmp_path), "stopped"] and calls.urls == ["http://127.0.0.1:1"]
     # from the first sample to a minute after the last, and a minute before the first
@@ -177,22 +186,6 @@ def test_a_report_error_is_one_line_and_no_file(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err == ("aix-exporter report: no change from 4 KB to 16 MB pages found for 'a'; "
                                        "give --before and --after\n")
     assert not (tmp_path / "r.md").exists()
-
-
-class Terminal:
-    """A terminal's stderr: what is written to it, and isatty()."""
-
-    def __init__(self):
-        self.text = ""
-
-    def write(self, s):
-        self.text += s
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return True
 
 
 def test_on_a_terminal_progress_is_one_line_rewritten_and_ended(tmp_path, monkeypatch, capsys):
@@ -275,18 +268,7 @@ def test_a_census_without_recording_rules_says_so(tmp_path, monkeypatch, capsys)
 
 def test_a_census_of_blocks_is_at_their_last_sample(tmp_path, monkeypatch):
     asked = census_at(monkeypatch, [census.Lpar("a:1", "aix", 0.0)])
-    monkeypatch.setattr(tempprom, "block_range", lambda d: (NOW - DAY, NOW - 3600))
-
-    class Serve:
-        def __init__(self, d):
-            pass
-
-        def __enter__(self):
-            return "http://127.0.0.1:1"
-
-        def __exit__(self, *a):
-            pass
-    monkeypatch.setattr(tempprom, "serve", Serve)
+    blocks_at(monkeypatch, NOW - DAY, NOW - 3600)
     assert report(tmp_path, "--tsdb", str(tmp_path), "--census", out="c.md") == 0
     assert asked == [("prom", NOW - 3600, 86400, SELECTOR)]
 
@@ -374,18 +356,7 @@ def test_a_plan_names_its_source_and_the_report_command_reads_the_same(tmp_path,
     assert "Source: http://p:9090." in doc
     assert ("aix-exporter report --prometheus http://p:9090 --instance tsmsrv01:10990 --auto --out "
             "after-the-change.html") in doc
-    monkeypatch.setattr(tempprom, "block_range", lambda d: (NOW - DAY, NOW))
-
-    class Serve:
-        def __init__(self, d):
-            pass
-
-        def __enter__(self):
-            return "http://127.0.0.1:1"
-
-        def __exit__(self, *a):
-            pass
-    monkeypatch.setattr(tempprom, "serve", Serve)
+    blocks_at(monkeypatch, NOW - DAY, NOW)
     out = tmp_path / "plan.markdown"
     assert cli.plan_main(["--tsdb", str(tmp_path), "--instance", "tsmsrv01:10990", "--out", str(out)]) == 0
     doc = out.read_text()
