@@ -446,3 +446,12 @@ def test_the_plotted_series_queries():
                  'or label_replace(sum by (instance) (aix_vmstat_large_pages_active{S}), "what", "in use", "", "") '
                  'or label_replace(sum by (instance) (aix_vmstat_large_pages_free{S}), "what", "free", "", "")'),
     }
+
+
+def test_system_per_user_cpu_unchanged_or_not_judged():
+    same = comparison({"sys_per_user": (2.0, 2.0)}).verdict()
+    assert same.startswith("System CPU per user CPU went from 2.00 to 2.00: the kernel spends the same time per "
+                           "unit of application work.")
+    refused = comparison({"sys_per_user": (4.0, 0.5)}, problems={"sys_per_user": (["counter reset"], [])}).verdict()
+    assert "System CPU per user CPU went from" not in refused
+    assert refused.endswith("Not judged, the data cannot support it: System / user CPU (before: counter reset).")

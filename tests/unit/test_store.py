@@ -280,3 +280,48 @@ def test_each_request_has_its_deadline(monkeypatch):
     store._get("http://x/metrics")
     store._post("http://x/api/v1/write", b"", {})
     assert asked == [30.0, 120.0]
+
+
+def test_what_a_store_would_drop_is_said_in_full():
+    vm = store.Store("http://vm:8428", "victoriametrics", 31 * DAY, "-retentionPeriod=1")
+    assert vm.keeps(NOW - 40 * DAY, now=NOW) == (
+        "the history starts 40 days ago but http://vm:8428 keeps -retentionPeriod=1: its older samples would be "
+        "dropped without an error. Restart the store with -retentionPeriod=42d (or more), or give --force to write "
+        "what it keeps")
+    p = store.Store("http://p:9090", "prometheus", 15 * DAY, "--storage.tsdb.retention.time=15d", 5400)
+    assert p.keeps(NOW - 40 * DAY, now=NOW) == (
+        "the history starts 40 days ago but http://p:9090 keeps --storage.tsdb.retention.time=15d: its older samples "
+        "would be dropped without an error. Restart the store with --storage.tsdb.retention.time=42d (or more), or "
+        "give --force to write what it keeps")
+    p = store.Store("http://p:9090", "prometheus", 3650 * DAY, "x", 5400)
+    assert p.keeps(NOW - 2 * DAY, now=NOW) == (
+        "the history starts 2 days ago but Prometheus takes samples older than its head block over remote write "
+        "only within storage.tsdb.out_of_order_time_window: set it to 4d in its configuration file (storage: tsdb: "
+        "out_of_order_time_window) and reload, or import with --tsdb DIR (blocks) instead")
+
+
+def test_an_empty_retention_flag_is_prometheus_default(stub):
+    Stub.routes = prometheus({"web.enable-remote-write-receiver": "true", "storage.tsdb.retention.time": ""})
+    assert store.connect(stub).retention == 15 * DAY
+
+
+def test_a_request_of_two_series_is_both_series_requests_together():
+    a, b = ({"__name__": "m", "k": "a"}, [(1.0, 1000)]), ({"__name__": "m", "k": "b"}, [(2.0, 2000), (3.0, 3000)])
+    assert store.write_request([a, b]) == store.write_request([a]) + store.write_request([b])   # a repeated field
+    assert len(store.write_request([a, b])) > len(store.write_request([b]))
+
+
+def test_every_byte_of_a_long_block_is_framed_once():
+    data = bytes(range(256)) * 300                                     # 76,800 bytes: 65,536 then 11,264
+    framed = store.snappy_literals(data)
+    second = 3 + 3 + 65536
+    assert framed[second] == 61 << 2 and framed[second + 1:second + 3] == (11263).to_bytes(2, "little")
+    assert framed[second + 3:] == data[65536:] and len(framed) == second + 3 + 11264
+
+
+def test_a_long_error_body_is_cut_at_500_bytes(stub, tmp_path):
+    (tmp_path / "h.om").write_text('m{a="b"} 1 1.000\n')
+    Stub.routes = {"/api/v1/import/prometheus": (400, b"e" * 499 + b"XY" + b"z" * 99)}
+    with pytest.raises(store.StoreError) as e:
+        store.write(store.Store(stub, "victoriametrics", None, ""), str(tmp_path / "h.om"))
+    assert str(e.value) == f"{stub}/api/v1/import/prometheus: HTTP 400: " + "e" * 499 + "X"

@@ -184,7 +184,7 @@ class Comparison:
             parts.append(f"Tape throughput went from {tape.fmt(tape.before)} to {tape.fmt(tape.after)} MiB/s "
                          f"({tape.ratio:.2f}x).")
         if spu.judged and spu.before is not None and spu.after is not None:
-            way = "less" if spu.after < spu.before else "more"
+            way = "less" if spu.after < spu.before else "more" if spu.after > spu.before else "the same"
             parts.append(f"System CPU per user CPU went from {spu.fmt(spu.before)} to {spu.fmt(spu.after)}: the "
                          f"kernel spends {way} time per unit of application work.")
         if pin.judged and pin.before is not None and pin.after is not None:
