@@ -455,3 +455,45 @@ def test_system_per_user_cpu_unchanged_or_not_judged():
     refused = comparison({"sys_per_user": (4.0, 0.5)}, problems={"sys_per_user": (["counter reset"], [])}).verdict()
     assert "System CPU per user CPU went from" not in refused
     assert refused.endswith("Not judged, the data cannot support it: System / user CPU (before: counter reset).")
+
+
+def test_two_better_and_one_worse_are_listed():
+    cmp = comparison({"tape": (100.0, 200.0), "sys_per_user": (4.0, 1.0), "pin_miss": (0.01, 0.02)})
+    assert "Better: Tape throughput, read + written, System / user CPU. Worse: pin_seg_range lock miss ratio." in \
+        cmp.verdict()
+    cmp = comparison({"tape": (200.0, 100.0), "sys_per_user": (1.0, 4.0), "pin_miss": (0.02, 0.01)})
+    assert ("Better: pin_seg_range lock miss ratio. Worse: Tape throughput, read + written, System / user CPU."
+            in cmp.verdict())
+
+
+class Gone:
+    def read(self, n=-1):
+        raise OSError("connection reset")
+
+    def close(self):
+        pass
+
+
+def error(body, code=502):
+    import io
+    import urllib.error
+    return urllib.error.HTTPError("http://p/api/v1/query", code, "Bad Gateway", {},
+                                  io.BytesIO(body) if body is not None else Gone())
+
+
+def test_the_servers_own_reason_from_an_error_body():
+    assert c._server_error(error(b'{"status": "error", "error": " too many samples "}')) == "too many samples"
+    assert c._server_error(error(b"<html>\n 502  Bad\n Gateway</html>")) == "<html> 502 Bad Gateway</html>"
+    assert c._server_error(error(b"\xff\xfe bad bytes")) == "\ufffd\ufffd bad bytes"
+    assert c._server_error(error(None)) == ""                               # the body is gone
+    assert c._server_error(error(b"x" * 400)) == "x" * 300
+    # at most 4 KiB of it is read: a JSON answer one byte longer is no JSON
+    pad = 4097 - len(b'{"error": "e", "pad": ""}')
+    body = b'{"error": "e", "pad": "' + b"p" * pad + b'"}'
+    assert len(body) == 4097 and c._server_error(error(body)) == body[:300].decode()
+    body = body[:-2 - 1] + b'"}'
+    assert len(body) == 4096 and c._server_error(error(body)) == "e"
+
+
+def test_an_answer_is_256_mib_at_most():
+    assert c.Prometheus.MAX_BODY == 256 << 20
