@@ -175,9 +175,11 @@ def test_tsdb_with_rules_backfills_them(rec, tmp_path, capsys, monkeypatch):
         return 3
     monkeypatch.setattr(importing, "backfill_rules", backfill)
     db = str(tmp_path / "db")
-    assert imp("--tsdb", db, "--rules", str(rules), str(rec)) == 0
-    assert asked == [(db, [str(rules)], 1_799_999_940, 1_800_000_420)]
-    assert (f"recording rules of {rules} backfilled over the imported range (3 blocks, every 60 s) into {db}"
+    more = tmp_path / "more.yml"
+    more.write_text("groups: []\n")
+    assert imp("--tsdb", db, "--rules", str(rules), "--rules", str(more), str(rec)) == 0
+    assert asked == [(db, [str(rules), str(more)], 1_799_999_940, 1_800_000_420)]
+    assert (f"recording rules of {rules}, {more} backfilled over the imported range (3 blocks, every 60 s) into {db}"
             in capsys.readouterr().out.splitlines())
 
     def fails(*a):
@@ -362,5 +364,6 @@ def test_a_rules_file_promtool_refuses_is_its_own_words(tmp_path):
     with pytest.raises(RuntimeError) as e:
         importing.backfill_rules(str(tmp_path / "db"), [str(rules)], 1_800_000_000, 1_800_000_600)
     assert str(e.value).startswith("promtool failed: ") and "\n" not in str(e.value)[:80]
+    assert not str(e.value).startswith("promtool failed: b'")          # its words, not bytes
     assert len(str(e.value)) <= len("promtool failed: ") + 500
     assert os.listdir(tmp_path / "db") == []

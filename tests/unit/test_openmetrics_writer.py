@@ -140,3 +140,14 @@ def test_a_tail_shorter_than_a_second_is_still_a_tail():
     from aix_exporter.tools.simulate import sample_times
     assert sample_times(300, 60, tail=0.5, tail_step=0.25) == [0, 60, 120, 180, 240, 299.5, 299.75, 300]
     assert sample_times(300, 60, tail=0) == [0, 60, 120, 180, 240, 300]
+
+
+def test_lines_are_spooled_once_the_writer_holds_flush_lines_of_them(monkeypatch):
+    monkeypatch.setattr(Writer, "FLUSH_LINES", 3)
+    with Writer() as w:
+        s = w.series("m", "gauge", "M.", "m", {})
+        w.add_snapshot(1.0, [(s, 1)])
+        w.add_snapshot(2.0, [(s, 2)])
+        assert len(s.lines) == 2                      # two held
+        w.add_snapshot(3.0, [(s, 3)])
+        assert s.lines == [] and open(s.path).read().count("\n") == 3     # the third spools all three

@@ -107,3 +107,55 @@ def test_a_failing_promtool_is_one_line(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError) as e:
         simulate.backfilled(str(tmp_path / "db"), [("steady", 60, None)], 1_800_000_000.0, [])
     assert str(e.value) == "promtool tsdb create-blocks-from failed: error: out of order sample"
+
+
+def test_the_history_defaults_seed_1_no_tail_and_a_15_s_tail_step():
+    end = 1_800_000_000.0
+    default = [(t, [(s.name, s.labels, s.value) for f in fams for s in f.samples if not s.name.startswith(
+        "aix_exporter_")]) for t, fams in simulate.history("steady", step=3600, end=end, duration=7200)]
+    seeded = [(t, [(s.name, s.labels, s.value) for f in fams for s in f.samples if not s.name.startswith(
+        "aix_exporter_")]) for t, fams in simulate.history("steady", 1, 3600, end, 7200)]
+    assert default == seeded
+    # no tail: the last step is not stretched to the end (100 s in steps of 30)
+    assert [t - end for t, _ in simulate.history("steady", step=30, end=end, duration=100)] == [-100, -70, -40, -10]
+    assert [t - end for t, _ in simulate.history("steady", step=60, end=end, duration=120, tail=30)] == [
+        -120, -60, -30, -15, 0]
+
+
+def test_the_history_is_what_the_exporter_would_serve_at_each_time():
+    end = 1_800_000_000.0
+    for t, fams in simulate.history("steady", step=600, end=end, duration=1200):
+        names = {f.name for f in fams}
+        assert "aix_cpu_seconds" not in names and "aix_vmstat_cpu_ratio" in names    # no host CPU of this machine
+        stamps = {s.labels["collector"]: s.value for f in fams if f.name ==
+                  "aix_exporter_collector_last_success_timestamp_seconds" for s in f.samples}
+        assert stamps and set(stamps.values()) == {t}                                # the simulated clock
+
+
+def test_simulate_openmetrics_default_tail_step_is_15_s(tmp_path, capsys):
+    om = tmp_path / "h.om"
+    assert simulate.main(["--scenario", "steady", "--openmetrics", str(om), "--duration", "120", "--end",
+                          "1800000000", "--tail", "30"]) == 0
+    user = samples(om)['aix_vmstat_cpu_ratio{instance="tsmsrv01:10990",job="aix",mode="user"}']
+    assert user == [1_799_999_880.0, 1_799_999_940.0, 1_799_999_970.0, 1_799_999_985.0, 1_800_000_000.0]
+
+
+def test_promtool_runs_in_the_c_locale(tmp_path, monkeypatch):
+    fake = tmp_path / "promtool"
+    fake.write_text("#!/bin/sh\necho \"LC_ALL=$LC_ALL LANG=$LANG\" >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(simulate.shutil, "which", lambda name: str(fake))
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    with pytest.raises(RuntimeError) as e:
+        simulate.backfilled(str(tmp_path / "db"), [("steady", 60, None)], 1_800_000_000.0, [])
+    assert str(e.value) == "promtool tsdb create-blocks-from failed: LC_ALL=C LANG=C"
+
+
+@pytest.mark.parametrize("module,words", [("aix_exporter.tools.simulate", "aix-exporter simulate"),
+                                          ("aix_exporter.tools.standin", "python3 -m aix_exporter.tools.standin")])
+def test_the_tools_run_as_modules(module, words):
+    import subprocess
+    import sys
+    from tests.e2e.helpers import env
+    r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, env=env(), timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith(f"usage: {words} ")

@@ -86,3 +86,11 @@ def test_the_command_line_writes_and_lists_the_scripts(replay, tmp_path, capsys)
         str(tmp_path / "out" / p) for p in ("usr/bin/iostat", "usr/bin/ps", "usr/bin/svmon", "usr/bin/vmstat",
                                             "usr/sbin/vmo"))
     assert run(tmp_path / "out", ["/usr/bin/vmstat", "-w", "-l", "9", "2"]).returncode == 0
+
+
+def test_a_ps_line_of_five_fields_is_a_process():
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "ps_env.txt"), "w") as fh:
+            fh.write("  PID    TTY STAT  TIME COMMAND\n 12 - A 0:00 /usr/bin/dsmserv\n 13 - A 0:00\n")
+        assert standin._monitored(d) == [("12", "dsmserv")]

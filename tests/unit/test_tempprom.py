@@ -116,3 +116,28 @@ def test_without_prometheus_or_the_directory(tmp_path, monkeypatch):
         with tempprom.serve(str(tmp_path)):
             pass
     assert str(e.value) == "prometheus not found (Debian package prometheus)"
+
+
+@needs_prometheus
+def test_the_temporary_prometheus_runs_in_a_process_group_of_its_own(tmp_path, monkeypatch):
+    started = []
+    real = subprocess.Popen
+
+    def popen(argv, **kw):
+        started.append(real(argv, **kw))
+        return started[-1]
+    monkeypatch.setattr(tempprom.subprocess, "Popen", popen)
+    with tempprom.serve(str(tmp_path)):
+        pid = started[0].pid
+        assert os.getpgid(pid) == pid != os.getpgid(0)      # a terminal's ^C does not reach it
+
+
+def test_a_log_with_undecodable_bytes_is_read_for_the_reason(tmp_path, monkeypatch):
+    fake = tmp_path / "prometheus"
+    fake.write_text("#!/bin/sh\nprintf 'bad \\377 flag\\n'\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(tempprom.shutil, "which", lambda name: str(fake))
+    with pytest.raises(tempprom.TempPrometheusError) as e:
+        with tempprom.serve(str(tmp_path)):
+            pass
+    assert str(e.value) == f"a temporary Prometheus on {tmp_path} did not start: bad \ufffd flag"
