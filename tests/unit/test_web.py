@@ -253,6 +253,38 @@ def test_a_body_beyond_1_mib_is_not_answered(running):
         assert read_response(s) is None
     with r.connect() as s:
         assert request(s, method="POST", headers=[("Content-Length", "1000000")], body=b"a" * 1_000_000)[0] == 405
+    with r.connect() as s:                       # exactly 1 MiB is drained and answered; a byte more is not
+        status, h, body = request(s, method="POST", headers=[("Content-Length", str(1 << 20))], body=b"a" * (1 << 20))
+        assert (status, h["content-type"], body) == (405, "text/plain; charset=utf-8", b"method not allowed\n")
+    with r.connect() as s:
+        s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1048577\r\n\r\n" + b"a" * ((1 << 20) + 1))
+        assert read_response(s) is None
+
+
+def test_the_head_bytes_in_progress_go_back_to_zero(running):
+    """Head bytes are counted while received and given back once the head is in, answered or
+    not: after two partial heads the count is their sum, and once each connection is done 0."""
+    r = running(header_timeout=2.0)
+    a, b = r.connect(), r.connect()
+    try:
+        a.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")           # 23 + 9 bytes, not finished
+        b.sendall(b"GET /other HTTP/1.1\r\n")                          # 21 bytes
+        wait_while(lambda: r.server._head_bytes < 53, 5)
+        assert r.server._head_bytes == 53
+        a.sendall(b"\r\n")
+        assert read_response(a)[0] == 200
+        wait_while(lambda: r.server._head_bytes != 21, 5)
+        assert r.server._head_bytes == 21                               # b's alone
+        assert read_response(b)[0] == 408                                # b times out: its bytes given back
+        wait_while(lambda: r.server._head_bytes != 0, 5)
+        assert r.server._head_bytes == 0
+        with r.connect() as c:
+            assert request(c)[0] == 200 and request(c, path="/")[0] == 200
+        wait_while(lambda: r.server._head_bytes != 0, 5)
+        assert r.server._head_bytes == 0
+    finally:
+        a.close()
+        b.close()
 
 
 def test_heads_being_received_are_bounded_at_32_mib_together(running):
@@ -445,9 +477,12 @@ def test_admission_refuses_while_stopping_and_logs_a_full_server_once_a_minute(c
     caplog.set_level("WARNING", logger="aix_exporter")
     now = [30.0]
     monkeypatch.setattr(web.time, "monotonic", lambda: now[0])
+    logged = []
     for t in (30.0, 89.0, 90.0, 90.5):          # full, none idle: refused; logged at 30 and 90.5 only
         now[0] = t
         assert server._admit(object()) is False
+        logged.append(len([r for r in caplog.records if r.name == "aix_exporter"]))
+    assert logged == [1, 1, 1, 2]
     assert [r.getMessage() for r in caplog.records if r.name == "aix_exporter"] == [
         "msg=connection refused: 0 connections open, none idle (--web.max-connections)"] * 2
     server.max_connections = 5
