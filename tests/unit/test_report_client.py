@@ -20,6 +20,7 @@ MALFORMED = {
     "list": b'["success"]',
     "nodata": b'{"status": "success"}',
     "novalue": b'{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}}]}}',
+    "errstatus": b'{"status": "error", "errorType": "bad_data", "error": "parse  error\\n at char 3"}',
 }
 
 
@@ -54,6 +55,11 @@ class Stub(BaseHTTPRequestHandler):
         if url.path == "/api/v1/query" and q["query"] == "boom":
             return self._answer(422, {"status": "error", "errorType": "execution",
                                       "error": "query processing would load too many samples into memory"})
+        if url.path == "/api/v1/query" and q["query"] == "empty":
+            self.send_response(502)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
         if url.path == "/api/v1/query" and q["query"] == "html":
             data = b"<html><body>502 Bad Gateway</body></html>"
             self.send_response(502)
@@ -119,6 +125,9 @@ def test_http_errors_show_the_servers_own_reason(stub, monkeypatch):
     with pytest.raises(ReportError) as e:
         Prometheus(stub).scalar("html", END)
     assert str(e.value) == f"{stub}: HTTP 502: <html><body>502 Bad Gateway</body></html>"
+    with pytest.raises(ReportError) as e:
+        Prometheus(stub).scalar("empty", END)             # no body: the status line's reason
+    assert str(e.value) == f"{stub}: HTTP 502 Bad Gateway"
     monkeypatch.setattr(Prometheus, "MAX_POINTS", 20000)   # pieces too large: the server's 400 in full
     with pytest.raises(ReportError) as e:
         Prometheus(stub).range("up", END - 30 * 86400, END, 60)
@@ -131,6 +140,7 @@ def test_malformed_answers_are_one_line_each(stub):
         "list": f"{stub}: ['success']",
         "nodata": f"{stub}: not a Prometheus API answer (no data.result list)",
         "novalue": f"{stub}: not a Prometheus API answer (a sample without a value)",
+        "errstatus": f"{stub}: parse error at char 3",
     }
     for query, message in want.items():
         with pytest.raises(ReportError) as e:

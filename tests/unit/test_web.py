@@ -398,6 +398,8 @@ def test_password_checks_queue_at_most_four_and_the_fifth_waits_one_second_for_5
         assert config.most == 1 and config.threads[0].startswith("bcrypt_")
         config.gate.set()
         assert [read_response(s)[0] for s in waiting] == [200] * 4
+        wait_while(lambda: r.server._auth_waiting != 0)
+        assert r.server._auth_waiting == 0                 # each check done gives its place back
     finally:
         for s in waiting:
             s.close()
