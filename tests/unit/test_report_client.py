@@ -24,8 +24,25 @@ MALFORMED = {
 }
 
 
+# instant and range-vector answers by query, as Prometheus writes them (values as strings)
+ANSWERS = {
+    "vec": {"resultType": "vector", "result": [
+        {"metric": {"instance": "a:1"}, "value": [1700000000, "2.5"]},
+        {"metric": {"instance": "b:1"}, "value": [1700000000, "NaN"]},
+        {"metric": {"instance": "c:1"}, "value": [1700000000, "+Inf"]},
+        {"value": [1700000000, "-Inf"]}, {"value": [1700000000, "0"]}]},
+    "nan": {"resultType": "vector", "result": [{"metric": {}, "value": [1700000000, "NaN"]}]},
+    "m[3600s] @ 1700003600": {"resultType": "matrix", "result": [
+        {"metric": {"k": "x"}, "values": [[1700000060, "1"], [1700000000, "2"]]},
+        {"metric": {"k": "y"}, "values": [[1700000030, "1"], [1700000060, "5"]]}]},
+    "novalues[60s] @ 1700003600": {"resultType": "matrix", "result": [{"metric": {}}]},
+    "notime[60s] @ 1700003600": {"resultType": "matrix", "result": [{"metric": {}, "values": [["x", "1"]]}]},
+}
+
+
 class Stub(BaseHTTPRequestHandler):
     queries: list = []
+    asked: list = []
 
     def log_message(self, *a):
         pass
@@ -55,6 +72,10 @@ class Stub(BaseHTTPRequestHandler):
         if url.path == "/api/v1/query" and q["query"] == "boom":
             return self._answer(422, {"status": "error", "errorType": "execution",
                                       "error": "query processing would load too many samples into memory"})
+        if url.path == "/api/v1/query":
+            Stub.asked.append(q)
+        if url.path == "/api/v1/query" and q["query"] in ANSWERS:
+            return self._answer(200, {"status": "success", "data": ANSWERS[q["query"]]})
         if url.path == "/api/v1/query" and q["query"] == "empty":
             self.send_response(502)
             self.send_header("Content-Length", "0")
@@ -93,7 +114,7 @@ class Stub(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def stub():
-    Stub.queries = []
+    Stub.queries, Stub.asked = [], []
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
     th = threading.Thread(target=srv.serve_forever, daemon=True)
     th.start()
@@ -156,3 +177,22 @@ def test_a_dripping_server_and_a_huge_answer_end_within_the_deadline_and_the_cap
     with pytest.raises(ReportError) as e:
         Prometheus(stub).scalar("big", END)
     assert str(e.value) == f"{stub}: the answer is larger than 1 MiB; narrow the window or the step"
+
+
+def test_instant_answers_without_nan_or_infinities(stub):
+    p = Prometheus(stub)
+    assert p.instant("vec", 1_700_000_000.5) == [{"metric": {"instance": "a:1"}, "value": 2.5},
+                                                  {"metric": {}, "value": 0.0}]
+    assert Stub.asked[-1] == {"query": "vec", "time": "1700000000.500"}
+    assert p.scalar("nan", 1_700_000_000) is None and p.scalar("vec", 1_700_000_000) == 2.5
+    assert p.scalar("nothing", 1_700_000_000) is None                    # an empty result
+
+
+def test_the_sample_times_of_a_selector_over_a_window(stub):
+    assert Prometheus(stub).sample_times("m", 3600, 1_700_003_600) == [1_700_000_000.0, 1_700_000_030.0,
+                                                                        1_700_000_060.0]
+    assert Stub.asked[-1] == {"query": "m[3600s] @ 1700003600", "time": "1700003600.000"}
+    for query, why in (("novalues", "a range vector without values"), ("notime", "a sample without a time")):
+        with pytest.raises(ReportError) as e:
+            Prometheus(stub).sample_times(query, 60, 1_700_003_600)
+        assert str(e.value) == f"{stub}: not a Prometheus API answer ({why})"
