@@ -66,6 +66,12 @@ class Stub(BaseHTTPRequestHandler):
                 return self._answer(400, {"status": "error", "errorType": "bad_data",
                                           "error": "exceeded maximum resolution of 11,000 points per timeseries. "
                                                    "Try decreasing the query resolution (?step=XX)"})
+            if q["query"] == "two":    # two series, told apart by their labels
+                return self._answer(200, {"status": "success", "data": {"resultType": "matrix", "result": [
+                    {"metric": {"k": "a"}, "values": [[start, "1"]]}, {"metric": {"k": "b"}, "values": [[start, "2"]]}]}})
+            if q["query"] == "novalues":
+                return self._answer(200, {"status": "success", "data": {"resultType": "matrix", "result": [
+                    {"metric": {"k": "a"}}]}})
             values = [[start + k * step, "1" if start + k * step >= CHANGE else "0"] for k in range(points)]
             return self._answer(200, {"status": "success", "data": {"resultType": "matrix", "result": [
                 {"metric": {"instance": "tsmsrv01:10990"}, "values": values}]}})
@@ -196,3 +202,11 @@ def test_the_sample_times_of_a_selector_over_a_window(stub):
         with pytest.raises(ReportError) as e:
             Prometheus(stub).sample_times(query, 60, 1_700_003_600)
         assert str(e.value) == f"{stub}: not a Prometheus API answer ({why})"
+
+
+def test_a_range_keeps_series_apart_by_their_labels_and_refuses_one_without_values(stub):
+    got = Prometheus(stub).range("two", END - 120, END, 60)
+    assert got == [{"metric": {"k": "a"}, "values": [[END - 120, "1"]]}, {"metric": {"k": "b"}, "values": [[END - 120, "2"]]}]
+    with pytest.raises(ReportError) as e:
+        Prometheus(stub).range("novalues", END - 120, END, 60)
+    assert str(e.value) == f"{stub}: not a Prometheus API answer (a series without metric and values)"
