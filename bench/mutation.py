@@ -265,10 +265,14 @@ def run(mod, python, mutmut, sample=1, offset=0):
         left_out = skipped(tree)
         total = res.count("<testcase ") - left - left_out
         ids = re.findall(r'<testcase[^>]*name="Mutant #(\d+)"[^>]*>\s*<failure', res)
-        survivors = []
+        survivors, lost = [], 0
         for i in ids:
             diff = subprocess.run([mutmut, "show", i], cwd=tree, capture_output=True, text=True, timeout=60).stdout
+            if not diff.startswith("---"):   # mutmut 2.5.1 lost the mutant ("Obtained null mutant"): unknown,
+                lost += 1                     # not scored
+                continue
             survivors.append((i, compact(diff), diff, "survived"))
+        total -= lost
         if left:   # left untested when mutmut stopped: kept with their diffs for --rerun
             import sqlite3
             with sqlite3.connect(os.path.join(tree, ".mutmut-cache")) as db:
@@ -277,7 +281,8 @@ def run(mod, python, mutmut, sample=1, offset=0):
                                           timeout=60).stdout
                     if diff.startswith("---"):
                         UNTESTED.append((mod, str(i), compact(diff), diff))
-        return mod, total, total - len(ids), survivors, f"{len(tests)} test files" + (
+        return mod, total, total - len(survivors), survivors, f"{len(tests)} test files" + (
+            f"; {lost} survivors lost by mutmut (no diff), not scored" if lost else "") + (
             f"; {left} mutants left untested (mutmut stopped)" if left else "") + (
             f"; a sample: 1 in {sample} from {offset}, {left_out} outside it" if sample > 1 else "")
     finally:

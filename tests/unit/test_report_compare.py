@@ -291,6 +291,8 @@ def test_coverage_of_a_window():
     assert c.coverage(list(range(181, 3601, 60)), 0, 3600) == pytest.approx(1 - 121 / 3600)
     assert c.coverage([0, 3600], 0, 3600) == 1.0                               # the spacing is the usual one
     assert c.coverage([0, 10, 20, 3600], 0, 3600) == 1 - 3570 / 3600           # the median spacing rules
+    # spacings 10, 20, 30, 3540: the usual one is the middle of the sorted four's upper half (30)
+    assert c.coverage([0, 10, 30, 60, 3600], 0, 3600) == 1 - 3510 / 3600
 
 
 # ---------------------------------------------------------------- the checks of a window
@@ -361,6 +363,9 @@ def test_gaps_below_the_least_usable_share_are_a_problem():
 def test_values_outside_physical_bounds(lo, hi, problem):
     fake = Fake([("min(min_over_time", lo), ("max(max_over_time", hi)], times=DENSE)
     assert c.check_part(fake, part("cpu"), SEL, W).problems == ([problem] if problem else [])
+    assert [q[1] for q in fake.asked if q[0] == "scalar" and "_over_time(aix_vmstat" in q[1]] == [
+        f"min(min_over_time(aix_vmstat_cpu_ratio{{{SEL}}}[3600s] @ 3600))",
+        f"max(max_over_time(aix_vmstat_cpu_ratio{{{SEL}}}[3600s] @ 3600))"]
 
 
 def test_a_lower_bound_only():
