@@ -134,3 +134,21 @@ def test_the_html_page_says_what_the_markdown_says():
 
 def test_percent():
     assert (render.percent(None), render.percent(0.954), render.percent(1.0)) == ("n/a", "95%", "100%")
+
+
+def test_every_plot_is_10_by_2_4_inches_with_its_windows_and_a_y_axis_from_0():
+    c = comparison({"tape": ("Tape MiB/s", [("tape", [(0, 100.0), (10800, 110.0)])])})
+    (key, svg), = render.plots(c)
+    assert key == "tape" and 'width="720pt" height="172.8pt"' in svg[:400]       # 10 x 2.4 inches at 72 pt
+    assert "<!-- before window -->" in svg and "<!-- after window -->" in svg and "<!-- regime change -->" in svg
+    assert "<!-- 0 -->" in svg                                                   # the axis starts at 0
+    assert "<!-- time (UTC) -->" in svg
+
+
+def test_the_markdown_blank_lines_around_the_verdict_and_the_problems():
+    c = figures({"tape": (100.0, 200.0)}, problems={"tape": (["x"], [])})
+    lines = render.markdown(c).splitlines()
+    v = lines.index(c.verdict())
+    assert lines[v - 1] == "" and lines[v + 1] == "" and lines[v + 2].startswith("| figure |")
+    p = lines.index("Data problems (a deciding figure with any is not judged):")
+    assert lines[p - 1] == "" and lines[p + 1] == "" and lines[p + 2].startswith("* ")
