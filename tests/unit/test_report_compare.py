@@ -251,6 +251,12 @@ def test_auto_takes_the_last_change_and_bridges_gaps():
     assert (before.start, before.end, after.start, after.end, change) == (11460, 13800, 15060, 28200, 14400)
 
 
+def test_a_short_16m_run_is_kept_whole():
+    runs = [(0, 0, 7200), (1, 7260, 9000)]                              # 1,740 s: less than 3 margins
+    before, after, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 9000, 600)
+    assert (before.start, before.end, after.start, after.end) == (600, 6600, 7260, 9000)
+
+
 def test_auto_trims_only_runs_longer_than_three_margins():
     # the 4 KB run is exactly 3 margins long (kept whole), the 16 MB run a minute longer (trimmed)
     runs = [(0, 0, 1800), (1, 1860, 3720)]
@@ -408,6 +414,10 @@ def test_compare_reads_each_figure_in_each_window_and_checks_each_part_once():
     cmp = c.compare(fake, "tsmsrv01:10990", before, after, change_at=3600, progress=said.append)
     assert [r.figure.key for r in cmp.rows] == [f.key for f in FIGURES]
     assert all((r.before, r.after) == (100.0, 250.0) for r in cmp.rows)
+    # the tape figure in the first window: figures.json's part in parentheses, then its scale
+    tape = [q[1] for q in fake.asked if q[0] == "scalar" and q[1].startswith("(sum by (instance, job) (rate(aix_tape_read")]
+    assert tape[0] == (f"(sum by (instance, job) (rate(aix_tape_read_bytes_total{{{SEL}}}[3600s] @ 3600)) + sum by "
+                       f"(instance, job) (rate(aix_tape_written_bytes_total{{{SEL}}}[3600s] @ 3600))) / 1048576")
     assert (cmp.instance, cmp.change_at, cmp.before, cmp.after) == ("tsmsrv01:10990", 3600, before, after)
     # seven parts, each checked once per window, whatever number of figures read it
     assert len(seen) == 14 and len(set(seen)) == 14
