@@ -53,3 +53,21 @@ def test_same_hashes_as_the_compiled_module(cost):
 def test_malformed_hashes_are_refused(hashed, why):
     with pytest.raises(purebcrypt.HashError, match=why):
         purebcrypt.checkpw(b"x", hashed)
+
+
+def test_hashpw_takes_costs_4_to_31_and_a_16_byte_salt(monkeypatch):
+    monkeypatch.setattr(purebcrypt, "_raw", lambda password, salt, cost: bytes(24))   # the cost's time left out
+    salt = bytes(16)
+    assert purebcrypt.hashpw(b"x", salt, 31).startswith(b"$2b$31$")
+    assert purebcrypt.hashpw(b"x", salt, 4).startswith(b"$2b$04$")
+    for bad_salt, cost in ((salt, 32), (salt, 3), (bytes(15), 10), (bytes(17), 10)):
+        with pytest.raises(ValueError) as e:
+            purebcrypt.hashpw(b"x", bad_salt, cost)
+        assert str(e.value) == "salt must be 16 bytes and cost 4..31"
+
+
+def test_the_bcrypt_alphabet_without_padding():
+    # 00 00 17: 6-bit groups 0, 0, 0, 23; the standard alphabet's AAAX is bcrypt's ...V
+    assert purebcrypt._encode(b"\x00\x00\x17") == b"...V"
+    assert purebcrypt._encode(b"\xff") == b"9u"                  # 111111 11(0000): 63, 48 and no '='
+    assert purebcrypt._decode(b"...V", 3) == b"\x00\x00\x17"

@@ -596,3 +596,61 @@ def test_tls_shrinks_the_read_buffers_and_rechecks_the_certificate_every_10_s(ru
     assert proto.max_size == web.TLS_READ_BUFFER
     assert len(calls) >= 3 and 10 in slept
     assert [x.getMessage() for x in caplog.records if x.name == "aix_exporter"][:1] == ["msg=cannot reload TLS certificate: boom"]
+
+
+@pytest.fixture(scope="module")
+def server_cert(tmp_path_factory):
+    import shutil
+    import subprocess
+    if not shutil.which("openssl"):
+        pytest.skip("needs openssl")
+    d = tmp_path_factory.mktemp("cert")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", "k.pem", "-out", "c.pem", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], cwd=d, check=True, capture_output=True, timeout=60)
+    return d / "c.pem", d / "k.pem"
+
+
+@pytest.mark.parametrize("start_tls", ["StreamWriter.start_tls", "the loop's start_tls (Python before 3.11)"])
+def test_a_scrape_over_tls_by_either_handshake(running, monkeypatch, server_cert, start_tls):
+    import ssl
+    if start_tls.startswith("the loop"):
+        monkeypatch.delattr(asyncio.StreamWriter, "start_tls", raising=False)
+    config = FakeWebConfig()
+    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    config.ssl_context.load_cert_chain(*server_cert)
+    r = running(web_config=config)
+    client = ssl.create_default_context(cafile=str(server_cert[0]))
+    with client.wrap_socket(r.connect(), server_hostname="127.0.0.1") as s:
+        assert request(s)[::2] == (200, b"aix_up 1\n")
+        assert request(s, path="/")[0] == 200              # the connection carries on after the handshake
+    wait_while(lambda: r.server._handshaking)
+    assert r.server._handshaking == {}
+
+
+def test_each_scrape_gives_its_place_back(running):
+    r = running(max_requests=1)
+    with r.connect() as s:
+        assert [request(s)[0] for _ in range(3)] == [200, 200, 200]
+    assert r.server._in_flight == 0
+
+
+def test_a_connection_lost_before_its_handler_ran_is_no_longer_counted():
+    """The accepting protocol counts a connection when it is made and forgets it when it is
+    lost, whether or not its handler ever ran (a client gone at once)."""
+    server = web.Server(FakeExporter(), [], "/metrics", FakeWebConfig(), 60.0)
+    server._stopping = asyncio.Event()
+
+    class Transport:
+        def abort(self):
+            pass
+
+    async def go():
+        proto = web._Accepted(server, asyncio.StreamReader())
+        t = Transport()
+        proto._transport_seen = t                  # as connection_made() leaves it, admitted
+        assert server._admit(t) is True and server._connections == {t}
+        proto.connection_lost(None)
+        return t
+    asyncio.run(go())
+    assert server._connections == set()
