@@ -323,3 +323,115 @@ def test_a_collectors_command_titles():
         name, keys = "nothing", ()
     assert _command(Two(SETTINGS)) == "svmon -G, unknown_key"
     assert _command(Nothing(SETTINGS)) == "nothing"
+
+
+def test_scrape_says_whether_it_collected():
+    e = Exporter(FakeSource(), [Good(SETTINGS)])                     # no minimum interval by default
+    assert [e.scrape(deadline=2) for _ in range(3)] == [True, True, True]
+    e = Exporter(FakeSource(), [Good(SETTINGS)], min_interval=60)
+    assert [e.scrape(deadline=2) for _ in range(3)] == [True, False, False]
+    e.stop()
+
+
+def test_a_deadline_of_0_waits_for_nothing():
+    import threading
+
+    class Gated(Good):
+        name = "gated"
+        gate = threading.Event()
+
+        def collect(self, source):
+            Gated.gate.wait(10)
+            return super().collect(source)
+    e = Exporter(FakeSource(), [Gated(SETTINGS)])
+    timer = threading.Timer(0.3, Gated.gate.set)
+    timer.start()
+    try:
+        e.scrape(deadline=0)
+        assert samples(e.families())[("aix_exporter_collector_success", (("collector", "gated"),))] == 0
+    finally:
+        Gated.gate.set()
+        timer.cancel()
+        e.stop()
+
+
+def test_a_background_collector_runs_on_its_period_until_stopped():
+
+    class Often(Slow):
+        runs = 0
+
+        def period(self):
+            return 0.05
+
+        def collect(self, source):
+            Often.runs += 1
+            return super().collect(source)
+    e = Exporter(FakeSource(), [Often(SETTINGS)])
+    assert [c.name for c in e.background] == ["slow"]
+    e.start_background()
+    deadline = time.monotonic() + 10
+    while Often.runs < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert Often.runs >= 3 and e.results["slow"].success
+    e.stop()
+    time.sleep(0.2)
+    runs = Often.runs
+    time.sleep(0.2)
+    assert Often.runs == runs                                       # stopped: no more runs
+    for t in e._threads:
+        t.join(2)
+        assert not t.is_alive()
+
+
+def test_stop_does_not_wait_for_a_collector_that_hangs():
+    import threading
+    slow = Hanging(SETTINGS)
+    e = Exporter(FakeSource(), [slow])
+    e.scrape(deadline=0.1)
+    stopper = threading.Thread(target=e.stop)
+    stopper.start()
+    stopper.join(5)
+    assert not stopper.is_alive()
+    slow.release.set()
+
+
+def test_the_costs_families_name_help_labels_and_units(monkeypatch):
+    from aix_exporter import exporter as ex
+
+    class Usage:
+        ru_utime, ru_stime, ru_maxrss = 1.5, 0.25, 1000
+    monkeypatch.setattr(ex.resource, "getrusage", lambda who: Usage())
+    monkeypatch.setattr("aix_exporter.sources.system.command_costs", lambda: {"vmstat": (0.5, 2.0, 3)})
+    fams = {f.name: f for f in ex.cost_families()}
+    assert {n: (f.type, f.documentation) for n, f in fams.items()} == {
+        "aix_exporter_command_cpu_seconds": ("counter", "CPU time (user + system) of the command's own process, "
+                                                        "over every run since the exporter started."),
+        "aix_exporter_command_duration_seconds": ("counter", "Wall time of the command's runs since the exporter "
+                                                             "started."),
+        "aix_exporter_command_runs": ("counter", "Runs of the command since the exporter started."),
+        "aix_exporter_cpu_seconds": ("counter", "CPU time (user + system) of the exporter process itself since it "
+                                                "started (its commands not included)."),
+        "aix_exporter_max_resident_memory_bytes": ("gauge", "Peak resident memory of the exporter process since it "
+                                                            "started."),
+    }
+    assert [(s.name, s.labels, s.value) for f in fams.values() for s in f.samples] == [
+        ("aix_exporter_command_cpu_seconds_total", {"command": "vmstat"}, 0.5),
+        ("aix_exporter_command_duration_seconds_total", {"command": "vmstat"}, 2.0),
+        ("aix_exporter_command_runs_total", {"command": "vmstat"}, 3),
+        ("aix_exporter_cpu_seconds_total", {}, 1.75),
+        ("aix_exporter_max_resident_memory_bytes", {}, 1_024_000.0)]       # ru_maxrss is in KiB
+
+
+def test_the_source_info_help_and_durations_before_a_run():
+    e = Exporter(FakeSource(), [Good(SETTINGS)])
+    fams = {f.name: f for f in e.families()}
+    assert fams["aix_exporter_source_info"].documentation == (
+        "Where the command text comes from: system (the AIX commands), replay:DIR (captured output) or "
+        "simulate:SCENARIO (the simulator, not a real LPAR).")
+    assert [s.value for s in fams["aix_exporter_collector_duration_seconds"].samples] == [0.0]
+
+
+def test_failures_are_logged_by_the_aix_exporter_logger(caplog):
+    e = Exporter(FakeSource(), [make(SourceError("x"))(SETTINGS)])
+    e.collect_all()
+    assert [r.name for r in caplog.records if r.levelname == "ERROR"] == ["aix_exporter"]
