@@ -38,6 +38,14 @@ MAX_LINE_BYTES = 1 << 20
 MAX_RECORDING_BYTES = 4 << 30   # a day of nmon on a large LPAR is well under 1 GB, decompressed
 
 
+def _size(n: int) -> str:
+    """A limit as its message says it: '4 GiB', '1 MiB', else bytes."""
+    for unit, shift in (("GiB", 30), ("MiB", 20)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} bytes"
+
+
 def _patterns(delim: str):
     """Per delimiter, over a block of text that starts with a newline: the lines the import
     reads (special and mapped sections, a section name padded with blanks included; of BBBP
@@ -77,13 +85,13 @@ def _blocks(lines: Iterable[str]) -> Iterator[str]:
                     break
                 total += len(chunk)
                 if total > MAX_RECORDING_BYTES:
-                    raise NmonError(f"more than {MAX_RECORDING_BYTES >> 30} GiB decompressed: not an nmon recording "
+                    raise NmonError(f"more than {_size(MAX_RECORDING_BYTES)} decompressed: not an nmon recording "
                                     "(or a compression bomb)")
                 piece = decoder.decode(chunk)
                 if "\n" not in piece:
                     pieces.append(piece)
                     if sum(map(len, pieces)) + len(carry) - 1 > MAX_LINE_BYTES:   # (carry starts with "\n")
-                        raise NmonError(f"a line longer than {MAX_LINE_BYTES >> 20} MiB: not an nmon recording")
+                        raise NmonError(f"a line longer than {_size(MAX_LINE_BYTES)}: not an nmon recording")
                     continue
                 text = carry + "".join(pieces) + piece
                 pieces = []
@@ -91,7 +99,7 @@ def _blocks(lines: Iterable[str]) -> Iterator[str]:
                 yield text[:cut + 1]
                 carry = text[cut:]
                 if len(carry) - 1 > MAX_LINE_BYTES:
-                    raise NmonError(f"a line longer than {MAX_LINE_BYTES >> 20} MiB: not an nmon recording")
+                    raise NmonError(f"a line longer than {_size(MAX_LINE_BYTES)}: not an nmon recording")
             carry += "".join(pieces) + decoder.decode(b"", final=True)
         except (OSError, EOFError):
             carry += "".join(pieces)
