@@ -344,6 +344,13 @@ def rerun(path: str, python: str) -> list:
                     "-p", "no:randomly", *tests_of(mod)] + [a for t in DESELECT.get(mod, []) for a in ("--deselect", t)]
             env = dict(os.environ, PYTHONPATH=f"{tree}/exporter:{tree}")
             for e in todo:
+                applied = subprocess.run(["/usr/bin/patch", "-p0", "--silent", "--forward", "--no-backup-if-mismatch",
+                                          "-r", "-", "-d", tree, "--dry-run"], input=e["diff"], text=True,
+                                         capture_output=True, timeout=60).returncode == 0
+                if not applied:   # the source changed since the run: this mutant is no more
+                    print(f"{mod} {e['id']}: source changed: {e['compact']}", flush=True)
+                    out.append((mod, e["id"], e["compact"], e["diff"], "source changed"))
+                    continue
                 subprocess.run(["/usr/bin/patch", "-p0", "--silent", "-d", tree], input=e["diff"], text=True,
                                check=True, timeout=60)
                 try:
@@ -401,7 +408,9 @@ def main():
     if args.rerun:
         done = rerun(args.rerun, sys.executable)
         left = [d for d in done if d[4] == "survived"]
-        print(f"\n{len(done) - len(left)} of {len(done)} killed; still alive:")
+        changed = sum(1 for d in done if d[4] == "source changed")
+        print(f"\n{len(done) - len(left) - changed} of {len(done) - changed} killed ({changed} on lines changed "
+              "since, not run); still alive:")
         for mod, i, change, _, _ in left:
             print(f"- {mod} {i} {change}")
         return

@@ -166,3 +166,9 @@ def test_lines_with_a_buffer_that_cannot_read1_are_read_as_lines():
         buffer = object()                                       # no read1: not read in blocks
     assert records_of(Lines(["AAA,host,x\n", "CPU_ALL,T0001,1\n"])) == [["AAA", "host", "x"],
                                                                        ["CPU_ALL", "T0001", "1"]]
+
+
+def test_a_last_field_ending_in_x_or_a_quoted_x_keeps_it():
+    got, _ = read(b'AAA,host,tsmsrvX\r\nBBBP,001,vmo -L,"X"\nBBBP,002,vmo -L,"Xlgpg_regions X"\n')
+    assert [f for f, _ in got] == [["AAA", "host", "tsmsrvX"], ["BBBP", "001", "vmo -L", "X"],
+                                   ["BBBP", "002", "vmo -L", "Xlgpg_regions X"]]

@@ -143,3 +143,13 @@ def test_short_aaa_and_bbbp_lines_are_passed_over():
     snaps, stats, bbbp, aaa = run("AAA,lonely\nBBBP,001,vmo -L\n" + RECORDING)
     assert "lonely" not in aaa and bbbp == {"vmo -L": ["lgpg_regions 0"]}
     assert stats.rows_skipped == {}
+
+
+def test_a_header_of_two_fields_has_no_columns():
+    text = RECORDING.replace("MEM,Memory MB tsmsrv01,Real Free %,Virtual free %", "MEM,Memory MB tsmsrv01")
+    snaps, stats, _, _ = run(text)
+    assert stats.rows_skipped == {"field count differs from its header": 1}     # MEM,T0002 has two values
+    text = RECORDING.replace("MEM,Memory MB tsmsrv01,Real Free %,Virtual free %", "MEM,Memory MB tsmsrv01").replace(
+        "MEM,T0002,50.5,90.0", "MEM,T0002")
+    snaps, stats, _, _ = run(text)
+    assert stats.rows_skipped == {} and snaps[1].rows["MEM"].values == []
