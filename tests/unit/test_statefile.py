@@ -80,7 +80,7 @@ def test_files_that_are_never_written_over(tmp_path):
 def test_a_write_keeps_the_state_it_replaces_when_that_one_is_good(tmp_path):
     path = tmp_path / "sub" / "state.json"
     sf.save(str(path), {"counts": {"A:E": 1}})
-    assert json.loads(path.read_text()) == {"kind": sf.KIND, "counts": {"A:E": 1}}
+    assert json.loads(path.read_text()) == {"kind": "aix_exporter tsm state", "counts": {"A:E": 1}}
     assert not (tmp_path / "sub" / "state.json.1").exists()
     assert oct((tmp_path / "sub").stat().st_mode & 0o777) == "0o700"
     sf.save(str(path), {"counts": {"A:E": 2}})
@@ -114,6 +114,7 @@ def test_load_falls_back_to_the_previous_state_and_says_why_once(tmp_path, caplo
     path = str(tmp_path / "state.json")
     caplog.set_level(logging.WARNING, "aix_exporter")
     assert sf.load(path) is None and caplog.records == []           # nothing yet: nothing to say
+    assert sf.log.name == "aix_exporter"
     sf.save(path, {"counts": {"A:E": 1}})
     sf.save(path, {"counts": {"A:E": 2}})
     assert sf.load(path)["counts"] == {"A:E": 2}
