@@ -163,10 +163,10 @@ def _communicate(proc, shown: str, timeout: float, max_output: int, stdin: Optio
                     sel.unregister(key.fileobj)
                 elif key.data is out:
                     size += len(chunk)
-                    if size > max_output:
+                    if size > max_output:   # (the loop ends on the problem after this round)
                         problem = f"printed more than {max_output} bytes, process group killed"
-                        break
-                    out.append(chunk)
+                    else:
+                        out.append(chunk)
                 elif sum(len(c) for c in err) < _STDERR_KEPT:
                     err.append(chunk)
     if problem is None and not _reap(proc, max(0.0, deadline - time.monotonic())):
