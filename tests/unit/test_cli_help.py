@@ -92,3 +92,57 @@ def test_each_help_text_is_the_reviewed_one(name, monkeypatch):
         path.parent.mkdir(exist_ok=True)
         path.write_text(text)
     assert text == path.read_text()
+
+
+def test_every_default_a_help_line_states_is_the_options_default():
+    """'(default 5; ...)' in a help line is what the option is when not given: a default changed
+    in one place and not the other shows here."""
+    stated = {}
+    for action in cli.build_parser()._actions:
+        m = re.search(r"(?:\(|; )default:? ([^;,)]+)", action.help or "")
+        if m and action.option_strings:
+            stated[action.option_strings[0]] = (m.group(1).strip(), action.default)
+    unset = {"--log.file": "stderr"}                     # no value: the help names where it goes instead
+    collectors = cli.collector_registry()
+    for option in [o for o in stated if o.startswith("--collector.")]:   # enabled or not, as the collector says
+        text, _ = stated.pop(option)
+        assert text == ("enabled" if collectors[option[len("--collector."):]].default_enabled else "disabled")
+    assert len(stated) >= 9
+    for option, (text, default) in stated.items():
+        value = unset[option] if default is None else f"{default:g}" if isinstance(default, float) else str(default)
+        assert text.split()[0] == value, (option, text, default)
+    assert {o: t for o, (t, _) in stated.items()} == {
+        "--web.listen-address": ":10990", "--web.telemetry-path": "/metrics", "--log.level": "info",
+        "--log.file": "stderr", "--log.file.max-bytes": "10485760", "--log.file.backups": "3",
+        "--collect.min-interval": "5", "--web.max-scrape-timeout": "60", "--web.max-requests": "40",
+        "--web.max-connections": "1024"}
+
+
+def test_long_flags_are_never_broken_at_any_width(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    code, text = help_of([])
+    assert code == 0
+    for name in cli.collector_registry():
+        assert f"--no-collector.{name}" in text
+
+
+def test_arguments_from_a_file_as_the_installers_pass_them(tmp_path):
+    import subprocess
+    import sys
+    from tests.e2e.helpers import env
+    args = tmp_path / "args"
+    args.write_text("--web.max-requests\n0\n")
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", f"@{args}", "--check-config"], capture_output=True,
+                       text=True, env=env(), timeout=60)
+    assert (r.returncode, r.stderr) == (1, "aix-exporter: --web.max-requests must be 1-10000 and --web.max-connections "
+                                           "1-1000000\n")
+
+
+def test_a_collector_left_out_is_said_by_the_aix_exporter_logger(caplog):
+    from aix_exporter.config import Settings
+    from aix_exporter.sources.replay import ReplaySource
+    args = cli.build_parser().parse_args(["--collector.cpu"])
+    chosen = cli.selected_collectors(args, Settings(), ReplaySource("."))
+    assert "cpu" not in [c.name for c in chosen]
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [
+        ("aix_exporter", "msg=collector disabled: it needs --source system collector=cpu")]
