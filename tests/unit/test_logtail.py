@@ -4,6 +4,8 @@ over, files rotated in and out between two reads, the position it hands back, an
 watermark that keeps overlapping dsmadmc queries from counting a message twice."""
 import os
 
+import pytest
+
 from aix_exporter.sources import logtail
 
 
@@ -130,3 +132,55 @@ def test_dated_rotations_between_two_reads_lose_no_line(tmp_path):
     (tmp_path / "a.log-20261125").write_text("3\n")
     log.write_text("4\n")
     assert logtail.tail(str(log), pos)[0] == "2\n3\n4\n"
+
+
+def test_copytruncate_reads_only_the_copy_that_holds_the_fingerprint(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("one\ntwo\n")
+    _, pos = logtail.tail(str(log), None)
+    (tmp_path / "a.log.2").write_text("xxxxxxxxwrong\n")             # older, as long, another file's bytes
+    (tmp_path / "a.log.1").write_text("one\ntwo\nthree\n")            # the copy
+    log.write_text("")
+    assert logtail.tail(str(log), pos)[0] == "three\n"
+
+
+def test_a_copy_is_recognised_only_by_a_fingerprint(tmp_path):
+    log = tmp_path / "a.log"
+    (tmp_path / "a.log.1").write_text("abcdXXXXrest\n")
+    log.write_text("")
+    assert logtail.tail(str(log), {"inode": 1, "offset": 8})[0] == ""   # no fingerprint: no copy is taken
+
+
+def test_the_rest_of_a_rotated_file_is_its_complete_lines(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("1\n")
+    _, pos = logtail.tail(str(log), None)
+    with open(log, "a") as fh:
+        fh.write("2\nparti")
+    os.rename(log, tmp_path / "a.log.1")
+    log.write_text("3\n")
+    assert logtail.tail(str(log), pos)[0] == "2\n3\n"
+
+
+def test_a_fingerprint_at_the_very_start_is_found(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("a\nb\nc\n")
+    assert logtail.tail(str(log), {"tail": b"a\nb\n".hex()}) == ("c\n", {"inode": os.stat(log).st_ino, "offset": 6,
+                                                                         "tail": b"a\nb\nc\n".hex()})
+
+
+def test_read_errors_and_undecodable_bytes(tmp_path, monkeypatch):
+    from aix_exporter.sources import SourceError
+    log = tmp_path / "a.log"
+    log.write_bytes(b"caf\xe9\n")
+    assert logtail.tail(str(log), None)[0] == "caf\ufffd\n"
+    with pytest.raises(SourceError) as e:
+        logtail.tail(str(tmp_path / "none.log"), None)
+    assert str(e.value) == f"log file {tmp_path / 'none.log'} does not exist"
+
+    def fails(fh, offset, limit):
+        raise OSError(5, "Input/output error")
+    monkeypatch.setattr(logtail, "_read", fails)
+    with pytest.raises(SourceError) as e:
+        logtail.tail(str(log), None)
+    assert str(e.value) == f"cannot read {log}: Input/output error"

@@ -253,3 +253,46 @@ def test_without_a_report_directory_or_the_trace_window_splat_says_so():
     with pytest.raises(SourceError) as e:
         sw.read(None, Settings())
     assert str(e.value) == "splat: neither splat.report_dir nor splat.enabled_trace is configured"
+
+
+def test_a_trace_window_runs_each_command_with_its_timeout(tmp_path, monkeypatch):
+    s = Settings()
+    s.splat.work_dir, s.splat.trace_seconds, s.command_timeout_seconds = str(tmp_path / "w"), 3, 7
+    ran = []
+
+    def run(argv, timeout):
+        ran.append((argv, timeout))
+        if argv[0] == "/usr/bin/splat":
+            (tmp_path / "w" / "splat.out").write_bytes(b"report \xff\n")
+        return "syms\n" if argv[0] == "/usr/bin/gensyms" else ""
+    monkeypatch.setattr(sw.time, "sleep", lambda t: ran.append(("sleep", t)))
+    monkeypatch.setattr(sw.time, "time", lambda: 1_800_000_000.0)
+    w = str(tmp_path / "w")
+    assert sw.trace_window(run, s) == ("report \ufffd\n", 1_800_000_000.0)
+    assert ran == [
+        (["/usr/bin/trace", "-a", "-C", "all", "-J", "splat", "-T", "20000000", "-L", "200000000", "-o",
+          f"{w}/trace.raw"], 7), ("sleep", 3), (["/usr/bin/trcstop"], 7),
+        (["/usr/bin/trcrpt", "-r", "-C", "all", "-o", f"{w}/trace.tr", f"{w}/trace.raw"], 70), (["/usr/bin/gensyms"], 70),
+        (["/usr/bin/splat", "-i", f"{w}/trace.tr", "-n", f"{w}/trace.syms", "-da", "-p", "-o", f"{w}/splat.out"], 70)]
+    assert oct(os.stat(w).st_mode & 0o777) == "0o700" and (tmp_path / "w" / "trace.syms").read_text() == "syms\n"
+
+
+def test_a_report_with_undecodable_bytes_and_a_replay_file_that_cannot_be_read(tmp_path, monkeypatch):
+    (tmp_path / "a.out").write_bytes(b"splat \xff\n")
+    assert sw.newest_report(str(tmp_path))[0] == "splat \ufffd\n"
+    (tmp_path / "vmstat.txt").write_text("x")
+    src = ReplaySource(str(tmp_path))
+
+    class Broken:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            pass
+
+        def read(self):
+            raise OSError(5, "Input/output error")
+    monkeypatch.setattr("aix_exporter.sources.replay.open_regular", lambda path, what: (Broken(), None))
+    with pytest.raises(SourceError) as e:
+        src.read("vmstat")
+    assert str(e.value) == f"cannot read {tmp_path / 'vmstat.txt'}: Input/output error"
