@@ -18,5 +18,10 @@ g.dashboard('AIX / Tape', 'aix-tape',
                  'binBps', g.pos(0, 25, 12, 8), desc='dsmadmc select from processes: bytes_processed of each running process, per second.'),
     g.timeseries('TSM: received per client', [t('sum by (instance, client) (rate(aix_tsm_session_received_bytes{%s}[$__rate_interval]))' % i, '{{instance}} {{client}}')],
                  'binBps', g.pos(12, 25, 12, 8), desc='dsmadmc select from sessions: bytes received over the open sessions, per client.'),
-    g.table('TSM: volumes mounted per drive', [t('aix_tsm_drive_mount_info{%s}' % i, '{{drive}}')], 'short', g.pos(0, 33, 24, 8)),
+    g.table('TSM: volumes mounted per drive', [t('aix_tsm_drive_mount_info{%s}' % i, '', instant=true, format='table')], 'short',
+            g.pos(0, 33, 24, 8), desc='dsmadmc query mount: one row per drive with a volume mounted: its device and status.',
+            transformations=[{ id: 'organize', options: {
+              excludeByName: { Time: true, Value: true, __name__: true, job: true },
+              indexByName: { instance: 0, drive: 1, device: 2, status: 3 },
+            } }]),
   ], selector=c.aixSelector)

@@ -396,3 +396,34 @@ def test_the_annotations_mark_the_five_minutes_after_a_change_and_nothing_else(t
         {"interval": "1m", "input_series": series, "promql_expr_test": checks}]}))
     r = subprocess.run([need("promtool"), "test", "rules", str(f)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_table_queries_are_tables_and_charts_are_time_series():
+    for name, d in dashboards().items():
+        for p in d["panels"]:
+            for t in p.get("targets", []):
+                if p["type"] == "table":
+                    assert t.get("format") == "table", (name, p["title"])
+                else:
+                    assert "format" not in t, (name, p["title"])   # Grafana's default: time_series
+
+
+def test_a_custom_variable_selects_its_default_and_nothing_else():
+    found = 0
+    for name, d in dashboards().items():
+        for v in d.get("templating", {}).get("list", []):
+            if v.get("type") == "custom":
+                found += 1
+                default = v["current"]["value"]
+                assert [o["value"] for o in v["options"] if o["selected"]] == [default], (name, v["name"])
+                assert v["query"].split(",")[[o["value"] for o in v["options"]].index(default)] == default
+    assert found == 3
+
+
+def test_the_received_bytes_per_client_are_a_rate_per_lpar_and_client():
+    """The exporter sums each client's open sessions; the panel is their rate, per LPAR and client."""
+    tape = dashboards()["aix-tape.json"]
+    got = {p["title"]: [t["expr"] for t in p["targets"]] for p in tape["panels"] if p["title"].startswith("TSM: ")}
+    assert got["TSM: received per client"] == [
+        'sum by (instance, client) (rate(aix_tsm_session_received_bytes{job=~"aix.*",instance=~"$instance"}'
+        '[$__rate_interval]))']
