@@ -209,6 +209,13 @@ def main(argv=None) -> int:
     except (OSError, ValueError) as e:
         print(f"aix-exporter: cannot listen on {args.listen}: {e}", file=sys.stderr)
         return 1
+
+    def on_term(signum, frame):
+        log.info("msg=stopping on signal %d: draining scrapes in flight", signum)
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, on_term)   # before 'listening' is said: a stop right after it drains too
+    signal.signal(signal.SIGINT, on_term)
     log.info("msg=listening address=%s tls=%s basic_auth=%s source=%s collectors=%s version=%s", args.listen,
              web_config.ssl_context is not None, bool(web_config.users), source.name,
              ",".join(c.name for c in collectors), __version__)
@@ -216,12 +223,6 @@ def main(argv=None) -> int:
         log.warning("msg=basic auth: the bcrypt module is not installed; the built-in pure-Python verifier "
                     "checks passwords (seconds for each new user and password, answers kept). Install bcrypt "
                     "for speed, or use TLS client certificates (README: Securing the endpoint)")
-    def on_term(signum, frame):
-        log.info("msg=stopping on signal %d: draining scrapes in flight", signum)
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, on_term)
-    signal.signal(signal.SIGINT, on_term)
     try:
         server.serve_forever()
     finally:

@@ -160,3 +160,19 @@ def test_the_readme_sources_table_rows():
                         "interval | /usr/bin/vmstat -w -l INTERVAL 2 (background, last row) | `vmstat.txt` |")
     assert len(lines) == 2 + len(TABLE)
     assert COMMANDS["svmon_g"].fixture_dir == "svmon_g" and COMMANDS["svmon_g"].replay_file == "svmon_g.txt"
+
+
+def test_the_module_prints_the_readme_sources_table():
+    from aix_exporter.commands import sources_table
+    proc = subprocess.run([sys.executable, "-m", "aix_exporter.commands"], capture_output=True, text=True, env=env(),
+                          timeout=60)
+    assert (proc.returncode, proc.stdout) == (0, sources_table())
+
+
+def test_every_corpus_folder_a_command_names_exists():
+    corpus = ROOT.parent / "shared" / "corpus"
+    if not corpus.is_dir():
+        pytest.skip("../shared/corpus is not beside the checkout")
+    named = {f for c in TABLE for f in c.corpus + c.seeds_from}
+    assert named and {f for f in named if not (corpus / f).is_dir()} == set()
+    assert COMMANDS["iostat_tape"].seeds_from == ("iostat",)

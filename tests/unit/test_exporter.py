@@ -278,6 +278,7 @@ def test_the_self_metrics_before_and_after_a_first_run():
     assert [(s.labels, s.value) for s in fams["aix_exporter_source_info"].samples] == [({"source": "fake"}, 1.0)]
     from aix_exporter import __version__
     assert [(s.labels, s.value) for s in fams["aix_exporter_build_info"].samples] == [({"version": __version__}, 1.0)]
+    assert fams["aix_exporter_build_info"].documentation == "Build information of aix_exporter."
     e.collect_all()
     clock.t += 5
     fams = {f.name: f for f in e.families()}

@@ -2,6 +2,7 @@
 from both sides, the answer of --check-config, the refusal to run --source system off AIX
 without stand-in commands, the collectors --once exports by flag, and one line for each way it
 cannot start. Run as the installed command runs (a new process), so logging is its own."""
+import os
 import socket
 import subprocess
 import sys
@@ -144,3 +145,56 @@ def test_an_address_in_use_is_one_line():
         r = run("--source", "simulate:steady", "--web.listen-address", address)
     assert r.returncode == 1
     assert r.stderr.splitlines()[-1].startswith(f"aix-exporter: cannot listen on {address}: ")
+
+
+def serve_until(args, said, timeout=30):
+    """Start the exporter with ``args``, wait until its log says ``said``, end it with SIGTERM;
+    (exit code, log lines)."""
+    import signal
+    import time
+    proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env(), start_new_session=True)
+    lines, deadline = [], time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            lines.append(line.rstrip("\n"))
+            if said in line:
+                break
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+        lines += proc.stderr.read().splitlines()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    return proc.returncode, lines
+
+
+def test_serving_says_what_it_serves_and_ends_on_sigterm(tmp_path):
+    import bcrypt
+    web = tmp_path / "web.yml"
+    web.write_text("basic_auth_users:\n  prometheus: " + bcrypt.hashpw(b"x", bcrypt.gensalt(4)).decode() + "\n")
+    code, lines = serve_until(["--source", "simulate:steady", "--web.listen-address", "127.0.0.1:0",
+                               "--web.config.file", str(web), "--no-collector.tsm"], "msg=listening")
+    assert code == 0
+    (listening,) = [line for line in lines if "msg=listening" in line]
+    assert " address=127.0.0.1:0 tls=False basic_auth=True source=simulate:steady collectors=" in listening
+    assert not any("pure-Python verifier" in line for line in lines)          # the compiled bcrypt checks them
+    assert any("msg=\"stopping on signal 15: draining scrapes in flight\"" in line for line in lines)
+
+
+def test_a_command_still_running_at_shutdown_has_its_group_killed(tmp_path):
+    root = tmp_path / "root"
+    (root / "usr" / "bin").mkdir(parents=True)
+    vmstat = root / "usr" / "bin" / "vmstat"
+    vmstat.write_text("#!/bin/sh\necho started >&2\nexec sleep 300\n")
+    vmstat.chmod(0o755)
+    code, lines = serve_until(["--path.commands", str(root), "--web.listen-address", "127.0.0.1:0", "--collector.vmstat",
+                               "--log.level", "debug"], "msg=listening")
+    assert code == 0
+    assert any('msg="killed the process groups of commands still running"' in line for line in lines), lines
