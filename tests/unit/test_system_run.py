@@ -61,11 +61,9 @@ def test_each_run_is_counted_with_its_cpu(tmp_path):
     os.symlink(SH, sh)
     before = system.command_costs().get("costsh", (0.0, 0.0, 0))
     system.run([str(sh), "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"], 30)
+    busy = system.command_costs()["costsh"]
     system.run([str(sh), "-c", "true"], 30)
     after = system.command_costs()["costsh"]
     assert after[2] - before[2] == 2
-    busy = after[0] - before[0]
-    assert busy > 0.0 and after[1] - before[1] >= busy * 0.5      # counted over both runs, wall time with them
-    system.run([str(sh), "-c", "true"], 30)
-    assert system.command_costs()["costsh"][0] >= after[0]       # a counter: never back to one run's
-
+    assert busy[0] > before[0] and after[0] >= busy[0]           # a counter: a cheap run adds, never replaces
+    assert after[1] >= busy[1] > before[1]
