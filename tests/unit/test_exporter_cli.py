@@ -98,6 +98,9 @@ def test_an_unknown_source_is_one_line():
     r = run("--source", "bogus")
     assert (r.returncode, r.stderr) == (1, "aix-exporter: unknown source 'bogus': use system, replay:DIR or "
                                            "simulate:SCENARIO\n")
+    r = run("--source", "Xray:dir")                    # only @ reads arguments from a file
+    assert (r.returncode, r.stderr) == (1, "aix-exporter: unknown source 'Xray:dir': use system, replay:DIR or "
+                                           "simulate:SCENARIO\n")
 
 
 def families(text):
