@@ -195,9 +195,17 @@ def test_a_command_still_running_at_shutdown_has_its_group_killed(tmp_path):
     root = tmp_path / "root"
     (root / "usr" / "bin").mkdir(parents=True)
     vmstat = root / "usr" / "bin" / "vmstat"
-    vmstat.write_text("#!/bin/sh\necho started >&2\nexec sleep 300\n")
+    pid = tmp_path / "vmstat.pid"
+    vmstat.write_text(f"#!/bin/sh\necho $$ > {pid}\nexec sleep 287\n")
     vmstat.chmod(0o755)
-    code, lines = serve_until(["--path.commands", str(root), "--web.listen-address", "127.0.0.1:0", "--collector.vmstat",
-                               "--log.level", "debug"], "msg=listening")
+    try:
+        code, lines = serve_until(["--path.commands", str(root), "--web.listen-address", "127.0.0.1:0",
+                                   "--collector.vmstat", "--log.level", "debug"], "msg=listening")
+    finally:   # whatever happened to the exporter, the stand-in it started ends with the test
+        if pid.exists():
+            try:
+                os.killpg(int(pid.read_text()), 9)
+            except ProcessLookupError:
+                pass
     assert code == 0
     assert any('msg="killed the process groups of commands still running"' in line for line in lines), lines
