@@ -21,3 +21,11 @@ class Terminal:
 
     def isatty(self):
         return True
+
+
+def refusal(exc_type, call, *args, **kw) -> str:
+    """The message of the ``exc_type`` that ``call(*args, **kw)`` must raise."""
+    import pytest
+    with pytest.raises(exc_type) as e:
+        call(*args, **kw)
+    return str(e.value)

@@ -9,6 +9,18 @@ import pytest
 from aix_exporter.sources import logtail
 
 
+def read_then_rotate(tmp_path, appended: str, rotated_to: str):
+    """a.log with one line read, then ``appended`` to it and the file renamed ``rotated_to``:
+    the position of that read."""
+    log = tmp_path / "a.log"
+    log.write_text("1\n")
+    _, pos = logtail.tail(str(log), None)
+    with open(log, "a") as fh:
+        fh.write(appended)
+    os.rename(log, tmp_path / rotated_to)
+    return log, pos
+
+
 def test_rotated_copies_oldest_first_compressed_ones_left_out(tmp_path):
     log = tmp_path / "dsmserv.log"
     for name in ("dsmserv.log", "dsmserv.log.1", "dsmserv.log.2", "dsmserv.log.10", "dsmserv.log-20261124",
@@ -67,12 +79,7 @@ def test_nul_bytes_are_dropped_from_the_lines(tmp_path):
 
 
 def test_files_rotated_in_and_out_between_two_reads_are_read_oldest_first(tmp_path):
-    log = tmp_path / "a.log"
-    log.write_text("1\n")
-    _, pos = logtail.tail(str(log), None)
-    with open(log, "a") as fh:
-        fh.write("2\n")
-    os.rename(log, tmp_path / "a.log.2")                       # rotated, then again
+    log, pos = read_then_rotate(tmp_path, "2\n", "a.log.2")     # rotated, then again
     (tmp_path / "a.log.1").write_text("3\n")
     log.write_text("4\n")
     text, pos = logtail.tail(str(log), pos)
@@ -123,12 +130,7 @@ def test_overlapping_dsmadmc_queries_count_each_message_once():
 def test_dated_rotations_between_two_reads_lose_no_line(tmp_path):
     """logrotate with dateext: the file read last is a.log-20261124 by now, and a.log-20261125
     was rotated after it; both are read, in that order, before the new file."""
-    log = tmp_path / "a.log"
-    log.write_text("1\n")
-    _, pos = logtail.tail(str(log), None)
-    with open(log, "a") as fh:
-        fh.write("2\n")
-    os.rename(log, tmp_path / "a.log-20261124")
+    log, pos = read_then_rotate(tmp_path, "2\n", "a.log-20261124")
     (tmp_path / "a.log-20261125").write_text("3\n")
     log.write_text("4\n")
     assert logtail.tail(str(log), pos)[0] == "2\n3\n4\n"
@@ -153,12 +155,7 @@ def test_a_copy_is_recognised_only_by_a_fingerprint(tmp_path):
 
 
 def test_the_rest_of_a_rotated_file_is_its_complete_lines(tmp_path):
-    log = tmp_path / "a.log"
-    log.write_text("1\n")
-    _, pos = logtail.tail(str(log), None)
-    with open(log, "a") as fh:
-        fh.write("2\nparti")
-    os.rename(log, tmp_path / "a.log.1")
+    log, pos = read_then_rotate(tmp_path, "2\nparti", "a.log.1")
     log.write_text("3\n")
     assert logtail.tail(str(log), pos)[0] == "2\n3\n"
 

@@ -9,6 +9,7 @@ import pytest
 from aix_exporter.config import Settings
 from aix_exporter.sources import CommandFailed, NotRunning, SourceError, system
 from aix_exporter.sources.system import SystemSource, redact
+from tests.unit.helpers import refusal
 
 PS = " 101 dsmserv\n 202 dsmsta\n"
 
@@ -81,15 +82,10 @@ def test_reads_that_are_not_commands():
         with pytest.raises(SourceError) as e:
             src.read(key)
         assert str(e.value) == why
-    with pytest.raises(SourceError) as e:
-        src.argv("splat")
-    assert str(e.value) == "no system command for 'splat'"
-    with pytest.raises(SourceError) as e:
-        src.read_log("vmstat", None)
-    assert str(e.value) == "vmstat is not a log"
-    with pytest.raises(SourceError) as e:
-        src.read_log("tsm_actlog", None)
-    assert str(e.value) == "tsm: neither tsm.actlog_file nor tsm.dsmadmc is configured"
+    assert refusal(SourceError, src.argv, "splat") == "no system command for 'splat'"
+    assert refusal(SourceError, src.read_log, "vmstat", None) == "vmstat is not a log"
+    assert refusal(SourceError, src.read_log, "tsm_actlog", None) == \
+        "tsm: neither tsm.actlog_file nor tsm.dsmadmc is configured"
 
 
 def test_the_log_from_its_file_or_from_dsmadmc(tmp_path):

@@ -59,18 +59,24 @@ def test_stop_ends_a_server_by_its_pid_and_one_that_ignores_sigterm_by_sigkill()
 needs_prometheus = pytest.mark.skipif(not shutil.which("prometheus"), reason="needs Debian's prometheus")
 
 
-@needs_prometheus
-def test_a_temporary_prometheus_on_the_blocks_leaves_them_as_they_were(tmp_path, monkeypatch):
-    tsdb = tmp_path / "tsdb"
-    tsdb.mkdir()
-    (tsdb / "mine.txt").write_text("kept")
-    started = []
+def started_by(monkeypatch) -> list:
+    """The processes tempprom starts, as they start (subprocess.Popen still starts them)."""
+    started: list = []
     real = subprocess.Popen
 
     def popen(argv, **kw):
         started.append(real(argv, **kw))
         return started[-1]
     monkeypatch.setattr(tempprom.subprocess, "Popen", popen)
+    return started
+
+
+@needs_prometheus
+def test_a_temporary_prometheus_on_the_blocks_leaves_them_as_they_were(tmp_path, monkeypatch):
+    tsdb = tmp_path / "tsdb"
+    tsdb.mkdir()
+    (tsdb / "mine.txt").write_text("kept")
+    started = started_by(monkeypatch)
     with tempprom.serve(str(tsdb)) as url:
         assert url.startswith("http://127.0.0.1:")
         with urllib.request.urlopen(f"{url}/api/v1/status/flags", timeout=10) as r:
@@ -120,13 +126,7 @@ def test_without_prometheus_or_the_directory(tmp_path, monkeypatch):
 
 @needs_prometheus
 def test_the_temporary_prometheus_runs_in_a_process_group_of_its_own(tmp_path, monkeypatch):
-    started = []
-    real = subprocess.Popen
-
-    def popen(argv, **kw):
-        started.append(real(argv, **kw))
-        return started[-1]
-    monkeypatch.setattr(tempprom.subprocess, "Popen", popen)
+    started = started_by(monkeypatch)
     with tempprom.serve(str(tmp_path)):
         pid = started[0].pid
         assert os.getpgid(pid) == pid != os.getpgid(0)      # a terminal's ^C does not reach it
