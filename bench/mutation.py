@@ -137,27 +137,28 @@ def compact(diff: str) -> str:
     return f"L{at}: " + " / ".join(out)
 
 
-def untested(tree: str) -> int:
-    """Mutants of the cache in ``tree`` not tested yet (-1 before mutmut made its cache)."""
+def cache(tree: str, sql: str):
+    """Rows of a query of mutmut's cache in ``tree``; None before mutmut made its cache."""
     import sqlite3
     path = os.path.join(tree, ".mutmut-cache")
     if not os.path.exists(path):
-        return -1
+        return None
     with sqlite3.connect(path) as db:
-        return db.execute("select count(*) from Mutant where status = 'untested'").fetchone()[0]
+        return db.execute(sql).fetchall()
 
 
 def progress(tree: str) -> tuple:
     """(mutants untested, mutants tested against the tests as they are now): either moving is
-    progress (a survivor re-tested after the tests changed leaves the first alone)."""
-    import sqlite3
-    path = os.path.join(tree, ".mutmut-cache")
-    if not os.path.exists(path):
-        return (-1, -1)
-    with sqlite3.connect(path) as db:
-        return db.execute("select (select count(*) from Mutant where status = 'untested'), (select count(*) from "
-                          "Mutant where tested_against_hash = (select value from MiscData where key = "
-                          "'hash_of_tests'))").fetchone()
+    progress (a survivor re-tested after the tests changed leaves the first alone); (-1, -1)
+    before mutmut made its cache."""
+    rows = cache(tree, "select (select count(*) from Mutant where status = 'untested'), (select count(*) from "
+                       "Mutant where tested_against_hash = (select value from MiscData where key = 'hash_of_tests'))")
+    return rows[0] if rows else (-1, -1)
+
+
+def untested(tree: str) -> int:
+    """Mutants of the cache in ``tree`` not tested yet (-1 before mutmut made its cache)."""
+    return progress(tree)[0]
 
 
 def sync_tests(tree: str) -> bool:
@@ -232,10 +233,23 @@ def pre_mutation(context):
 """
 
 
-def skipped(tree: str) -> int:
-    import sqlite3
-    with sqlite3.connect(os.path.join(tree, ".mutmut-cache")) as db:
-        return db.execute("select count(*) from Mutant where status = 'skipped'").fetchone()[0]
+def copy_tree(work: str) -> str:
+    """A copy of the checkout in ``work`` for mutants to be applied in (mutmut and patch edit the
+    source in place), with ../shared beside it as beside the checkout; its path."""
+    tree = os.path.join(work, "main")
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "dist", ".mutmut-cache"))
+    shared = os.path.join(os.path.dirname(ROOT), "shared")
+    if os.path.isdir(shared):
+        os.symlink(shared, os.path.join(work, "shared"))
+    return tree
+
+
+def pytest_argv(tree: str, python: str, mod: str, tests: list) -> list:
+    """The run of a module's tests in ``tree`` that judges one mutant, through pytest_killed():
+    mutmut 2 counts pytest's exit 2 (a test file that no longer imports or collects) as a
+    survivor, though every test of the module was lost. ``tests``: tests_of(mod)."""
+    return ([python, f"{tree}/bench/mutation.py", "--pytest", "-x", "-q", "-p", "no:cacheprovider", "-p",
+             "no:randomly", *tests] + [a for t in DESELECT.get(mod, []) for a in ("--deselect", t)])
 
 
 def run(mod, python, mutmut, sample=1, offset=0):
@@ -244,25 +258,17 @@ def run(mod, python, mutmut, sample=1, offset=0):
         return mod, 0, 0, [], "no tests import it"
     work = tempfile.mkdtemp(prefix="aix-mutation-")
     try:
-        tree = os.path.join(work, "main")
-        shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "dist", ".mutmut-cache"))
+        tree = copy_tree(work)
         if sample > 1:
             with open(os.path.join(tree, "mutmut_config.py"), "w", encoding="utf-8") as fh:
                 fh.write(SAMPLE_CONFIG.format(n=sample, k=offset))
-        shared = os.path.join(os.path.dirname(ROOT), "shared")
-        if os.path.isdir(shared):
-            os.symlink(shared, os.path.join(work, "shared"))
-        # through pytest_killed(): mutmut 2 counts pytest's exit 2 (a test file that no longer
-        # imports or collects) as a survivor, though every test of the module was lost
-        runner = (f"/usr/bin/env PYTHONPATH={tree}/exporter:{tree} {python} {tree}/bench/mutation.py --pytest "
-                  f"-x -q -p no:cacheprovider -p no:randomly {' '.join(tests)}"
-                  + "".join(f" --deselect {t}" for t in DESELECT.get(mod, [])))
+        runner = f"/usr/bin/env PYTHONPATH={tree}/exporter:{tree} " + " ".join(pytest_argv(tree, python, mod, tests))
         left = mutmut_until_done(mutmut, tree, f"exporter/aix_exporter/{mod}.py", runner)
         while sync_tests(tree):   # tests written for its survivors meanwhile: those survivors again
             left = mutmut_until_done(mutmut, tree, f"exporter/aix_exporter/{mod}.py", runner)
         res = subprocess.run([mutmut, "junitxml"], cwd=tree, capture_output=True, text=True, timeout=600).stdout
         # untested and (outside the sample) skipped mutants are not scored; a timeout is a kill
-        left_out = skipped(tree)
+        left_out = cache(tree, "select count(*) from Mutant where status = 'skipped'")[0][0]
         total = res.count("<testcase ") - left - left_out
         ids = re.findall(r'<testcase[^>]*name="Mutant #(\d+)"[^>]*>\s*<failure', res)
         survivors, lost = [], 0
@@ -274,13 +280,11 @@ def run(mod, python, mutmut, sample=1, offset=0):
             survivors.append((i, compact(diff), diff, "survived"))
         total -= lost
         if left:   # left untested when mutmut stopped: kept with their diffs for --rerun
-            import sqlite3
-            with sqlite3.connect(os.path.join(tree, ".mutmut-cache")) as db:
-                for (i,) in db.execute("select id from Mutant where status = 'untested'"):
-                    diff = subprocess.run([mutmut, "show", str(i)], cwd=tree, capture_output=True, text=True,
-                                          timeout=60).stdout
-                    if diff.startswith("---"):
-                        UNTESTED.append((mod, str(i), compact(diff), diff))
+            for (i,) in cache(tree, "select id from Mutant where status = 'untested'"):
+                diff = subprocess.run([mutmut, "show", str(i)], cwd=tree, capture_output=True, text=True,
+                                      timeout=60).stdout
+                if diff.startswith("---"):
+                    UNTESTED.append((mod, str(i), compact(diff), diff))
         return mod, total, total - len(survivors), survivors, f"{len(tests)} test files" + (
             f"; {lost} survivors lost by mutmut (no diff), not scored" if lost else "") + (
             f"; {left} mutants left untested (mutmut stopped)" if left else "") + (
@@ -334,14 +338,8 @@ def rerun(path: str, python: str) -> list:
     for mod, todo in by_mod.items():
         work = tempfile.mkdtemp(prefix="aix-mutation-rerun-")
         try:
-            tree = os.path.join(work, "main")
-            shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "dist",
-                                                                      ".mutmut-cache"))
-            shared = os.path.join(os.path.dirname(ROOT), "shared")
-            if os.path.isdir(shared):
-                os.symlink(shared, os.path.join(work, "shared"))
-            argv = [python, os.path.join(tree, "bench", "mutation.py"), "--pytest", "-x", "-q", "-p", "no:cacheprovider",
-                    "-p", "no:randomly", *tests_of(mod)] + [a for t in DESELECT.get(mod, []) for a in ("--deselect", t)]
+            tree = copy_tree(work)
+            argv = pytest_argv(tree, python, mod, tests_of(mod))
             env = dict(os.environ, PYTHONPATH=f"{tree}/exporter:{tree}")
             for e in todo:
                 applied = subprocess.run(["/usr/bin/patch", "-p0", "--silent", "--forward", "--no-backup-if-mismatch",
