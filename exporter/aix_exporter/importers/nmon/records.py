@@ -46,6 +46,12 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
+def _unfinished(length: int) -> None:
+    """Refuse a line of which ``length`` characters are read without its end yet."""
+    if length > MAX_LINE_BYTES:
+        raise NmonError(f"a line longer than {_size(MAX_LINE_BYTES)}: not an nmon recording")
+
+
 def _patterns(delim: str):
     """Per delimiter, over a block of text that starts with a newline: the lines the import
     reads (special and mapped sections, a section name padded with blanks included; of BBBP
@@ -90,16 +96,14 @@ def _blocks(lines: Iterable[str]) -> Iterator[str]:
                 piece = decoder.decode(chunk)
                 if "\n" not in piece:
                     pieces.append(piece)
-                    if sum(map(len, pieces)) + len(carry) - 1 > MAX_LINE_BYTES:   # (carry starts with "\n")
-                        raise NmonError(f"a line longer than {_size(MAX_LINE_BYTES)}: not an nmon recording")
+                    _unfinished(len(carry) - 1 + sum(map(len, pieces)))   # (carry starts with "\n")
                     continue
                 text = carry + "".join(pieces) + piece
                 pieces = []
                 cut = text.rfind("\n")
                 yield text[:cut + 1]
                 carry = text[cut:]
-                if len(carry) - 1 > MAX_LINE_BYTES:
-                    raise NmonError(f"a line longer than {_size(MAX_LINE_BYTES)}: not an nmon recording")
+                _unfinished(len(carry) - 1)
             carry += "".join(pieces) + decoder.decode(b"", final=True)
         except (OSError, EOFError):
             carry += "".join(pieces)
