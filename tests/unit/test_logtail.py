@@ -95,13 +95,6 @@ def test_a_rotated_file_that_is_gone_loses_only_its_own_lines(tmp_path):
     assert logtail.tail(str(log), pos)[0] == "new\n"
 
 
-def test_a_fresh_exporter_starts_at_the_end(tmp_path):
-    log = tmp_path / "a.log"
-    log.write_text("history\n")
-    text, pos = logtail.tail(str(log), None, start_at_end=True)
-    assert (text, pos["offset"], pos["tail"]) == ("", 8, b"history\n".hex())
-
-
 def test_a_position_with_only_its_fingerprint_resumes_after_its_last_occurrence(tmp_path):
     log = tmp_path / "a.log"
     log.write_text("a\nb\na\nb\nc\n")

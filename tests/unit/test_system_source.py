@@ -5,20 +5,21 @@ import time
 import pytest
 
 from aix_exporter.config import Settings
-from aix_exporter.sources import SourceError, open_source
+from aix_exporter.sources import CommandFailed, SourceError, open_source, system
 from aix_exporter.sources.system import SystemSource, run
 
 
 def test_runs_argv_without_shell_in_c_locale():
     out = run(["/usr/bin/env"], timeout=10)
     env = dict(l.split("=", 1) for l in out.splitlines())
-    assert env["LC_ALL"] == "C" and env["LANG"] == "C"
+    assert env["LC_ALL"] == "C" and env["LANG"] == "C" and env["PATH"] == "/usr/bin:/usr/sbin:/bin:/sbin"
     assert run(["/bin/echo", "a;b", "$(x)"], timeout=10) == "a;b $(x)\n"  # no shell expansion
 
 
 def test_relative_path_is_refused():
-    with pytest.raises(SourceError, match="absolute path"):
+    with pytest.raises(SourceError, match="absolute path") as e:
         run(["vmstat", "1", "1"], timeout=5)
+    assert str(e.value) == "command must have an absolute path: ['vmstat', '1', '1']"
 
 
 def test_nonzero_exit_reports_first_stderr_line():
@@ -143,3 +144,59 @@ def test_dsmadmc_password_goes_to_stdin_never_to_argv_or_logs(tmp_path, caplog):
     pw.chmod(0o644)
     with pytest.raises(SourceError, match="readable by others"):
         src.read("tsm_mounts")
+
+
+# ---------------------------------------------------------------- run() from both sides of each limit
+
+SH = "/bin/sh"
+
+
+def test_a_command_that_cannot_run_is_one_line():
+    with pytest.raises(SourceError) as e:
+        system.run([], 10)
+    assert str(e.value) == "command must have an absolute path: []"
+    with pytest.raises(SourceError) as e:
+        system.run(["/nonexistent/vmstat", "-v"], 10)
+    assert str(e.value) == "/nonexistent/vmstat: No such file or directory"
+
+
+def test_output_up_to_the_cap_is_read_and_a_byte_more_is_an_error():
+    assert system.run([SH, "-c", "printf 0123456789"], 10, max_output=10) == "0123456789"
+    with pytest.raises(SourceError) as e:
+        system.run([SH, "-c", "printf 0123456789x"], 10, max_output=10)
+    assert str(e.value) == f"{SH} -c printf 0123456789x: printed more than 10 bytes, process group killed"
+
+
+def test_a_timeout_is_its_own_words():
+    with pytest.raises(SourceError) as e:
+        system.run([SH, "-c", "sleep 30"], 0.5)
+    assert str(e.value) == f"{SH} -c sleep 30: timed out after 0.5s, process group killed"
+
+
+def test_a_command_that_closed_its_output_but_did_not_exit_times_out():
+    with pytest.raises(SourceError) as e:
+        system.run([SH, "-c", "exec >&- 2>&-; sleep 3"], 0.5)
+    assert str(e.value) == f"{SH} -c exec >&- 2>&-; sleep 3: timed out after 0.5s, process group killed"
+
+
+def test_a_failure_keeps_its_output_in_pieces_and_the_first_4096_bytes_of_stderr():
+    with pytest.raises(CommandFailed) as e:
+        system.run([SH, "-c", "printf a; sleep 0.2; printf b; printf '%4096s' '' >&2; sleep 0.2; printf x >&2; exit 3"],
+                   10)
+    assert e.value.output == "ab"
+    assert e.value.stderr == " " * 4096                  # what came after the first 4,096 bytes is dropped
+    assert str(e.value) == f"{SH} -c printf a; sleep 0.2; printf b; printf '%4096s' '' >&2; sleep 0.2; printf x >&2; " \
+                           "exit 3: exit status 3"
+
+
+def test_each_run_is_counted_with_its_cpu(tmp_path):
+    sh = tmp_path / "costsh"                                     # a name of its own: its own line of costs
+    os.symlink(SH, sh)
+    before = system.command_costs().get("costsh", (0.0, 0.0, 0))
+    system.run([str(sh), "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"], 30)
+    busy = system.command_costs()["costsh"]
+    system.run([str(sh), "-c", "true"], 30)
+    after = system.command_costs()["costsh"]
+    assert after[2] - before[2] == 2
+    assert busy[0] > before[0] and after[0] >= busy[0]           # a counter: a cheap run adds, never replaces
+    assert after[1] >= busy[1] > before[1]

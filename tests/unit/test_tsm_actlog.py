@@ -130,7 +130,7 @@ def test_tail_start_at_end_and_missing_file(tmp_path):
     p = tmp_path / "log"
     p.write_text("old\n")
     text, pos = tail(str(p), None, start_at_end=True)
-    assert text == "" and pos["offset"] == 4
+    assert text == "" and pos["offset"] == 4 and pos["tail"] == b"old\n".hex()
     with open(p, "a") as fh:
         fh.write("new\n")
     assert tail(str(p), pos)[0] == "new\n"
