@@ -29,3 +29,17 @@ def refusal(exc_type, call, *args, **kw) -> str:
     with pytest.raises(exc_type) as e:
         call(*args, **kw)
     return str(e.value)
+
+
+def serving(handler):
+    """A stand-in HTTP server on a free loopback port answering with ``handler`` (a
+    BaseHTTPRequestHandler class), for a fixture: yields its URL, shut down after."""
+    import threading
+    from http.server import ThreadingHTTPServer
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+        srv.server_close()

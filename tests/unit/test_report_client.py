@@ -2,14 +2,14 @@
 error bodies: --auto over the default 30 days (43,200 points at 60 s) is asked for in pieces
 under the 11,000-point limit, and an HTTP error shows the server's reason."""
 import json
-import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from aix_exporter.report.compare import Prometheus, ReportError, find_regimes
+from tests.unit.helpers import serving
 
 CHANGE = 1_700_000_000 + 20 * 86400          # the regime changes to 16 MB pages here
 END = 1_700_000_000 + 30 * 86400
@@ -121,12 +121,7 @@ class Stub(BaseHTTPRequestHandler):
 @pytest.fixture
 def stub():
     Stub.queries, Stub.asked = [], []
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
-    th = threading.Thread(target=srv.serve_forever, daemon=True)
-    th.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
-    srv.server_close()
+    yield from serving(Stub)
 
 
 def test_auto_over_the_default_30_days_asks_in_pieces_under_the_point_limit(stub):

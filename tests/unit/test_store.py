@@ -56,9 +56,10 @@ def test_snappy_block_of_literals():
 # ---------------------------------------------------------------- against stand-in stores
 
 import json                                    # noqa: E402
-import threading                               # noqa: E402
 import urllib.parse                            # noqa: E402
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer   # noqa: E402
+from http.server import BaseHTTPRequestHandler   # noqa: E402
+
+from tests.unit.helpers import serving          # noqa: E402
 
 
 class Stub(BaseHTTPRequestHandler):
@@ -89,11 +90,7 @@ class Stub(BaseHTTPRequestHandler):
 @pytest.fixture
 def stub():
     Stub.routes, Stub.seen = {}, []
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
-    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
-    srv.server_close()
+    yield from serving(Stub)
 
 
 VM_METRICS = b'vm_app_version{version="victoria-metrics-20231212"} 1\nflag{name="retentionPeriod", is_set="true", value="100y"} 1\n'
