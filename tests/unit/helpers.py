@@ -8,16 +8,18 @@ def names(families):
 
 
 class Terminal:
-    """A terminal's stderr for a test: what is written to it (``text``), and isatty()."""
+    """A terminal's stderr for a test: what is written to it (``text``), what of it was flushed
+    (``flushed``), and isatty()."""
 
     def __init__(self):
         self.text = ""
+        self.flushed = ""   # the text as it stood at the last flush()
 
     def write(self, s):
         self.text += s
 
     def flush(self):
-        pass
+        self.flushed = self.text
 
     def isatty(self):
         return True

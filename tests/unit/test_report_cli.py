@@ -118,6 +118,30 @@ def test_the_format_follows_the_files_name(tmp_path, monkeypatch, out, fmt):
     assert calls.compared[0][5] is (fmt == "<!DOCTYPE html>")      # plots only for the page that shows them
 
 
+def test_the_html_page_names_the_prometheus_it_asked(tmp_path, monkeypatch):
+    Calls(monkeypatch)
+    assert report(tmp_path, "--prometheus", "http://prom.example:9090", "--instance", "a", "--auto",
+                  out="r.html") == 0
+    assert "Prometheus: http://prom.example:9090 &middot;" in (tmp_path / "r.html").read_text()
+    blocks_at(monkeypatch, NOW - DAY, NOW)
+    assert report(tmp_path, "--tsdb", str(tmp_path), "--instance", "a", "--auto", out="b.html") == 0
+    assert f"Prometheus: {tmp_path} (blocks) &middot;" in (tmp_path / "b.html").read_text()
+
+
+def test_html_without_the_report_extra_says_how_to_get_it(tmp_path, monkeypatch, capsys):
+    from aix_exporter.report import render
+    Calls(monkeypatch)
+
+    def no_jinja(*a):
+        raise ImportError("No module named 'jinja2'")
+    monkeypatch.setattr(render, "html", no_jinja)
+    assert report(tmp_path, "--prometheus", "http://p", "--instance", "a", "--auto", out="r.html") == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "aix-exporter report: HTML needs the report extra (Jinja2, matplotlib): in the checkout, "
+        ".venv/bin/pip install -e '.[report]'; or --format markdown or csv (No module named 'jinja2')")
+    assert not (tmp_path / "r.html").exists()
+
+
 def test_the_title_and_note_head_the_report(tmp_path, monkeypatch):
     Calls(monkeypatch)
     assert report(tmp_path, "--prometheus", "http://p", "--instance", "a", "--auto", "--title", "CHG0042",
@@ -194,6 +218,11 @@ def test_on_a_terminal_progress_is_one_line_rewritten_and_ended(tmp_path, monkey
     monkeypatch.setattr(cli.sys, "stderr", term)
     assert report(tmp_path, "--prometheus", "http://p", "--instance", "a", "--auto") == 0
     assert term.text == "\rquerying http://p: figure 1/11: Tape throughput, read + written" + " " * 20 + "\n"
+    # each progress line is flushed as written: a terminal shows it while the queries run
+    progress_line = term.text[:-1]
+    term.text = term.flushed = ""
+    cli.main(["--prometheus", "http://p", "--instance", "a", "--auto", "--out", str(tmp_path / "q.csv")])
+    assert term.flushed == progress_line
     Calls(monkeypatch, error="no change")
     term.text = ""
     assert report(tmp_path, "--prometheus", "http://p", "--instance", "a", "--auto") == 1
