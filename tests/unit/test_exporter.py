@@ -436,3 +436,68 @@ def test_failures_are_logged_by_the_aix_exporter_logger(caplog):
     e = Exporter(FakeSource(), [make(SourceError("x"))(SETTINGS)])
     e.collect_all()
     assert [r.name for r in caplog.records if r.levelname == "ERROR"] == ["aix_exporter"]
+
+
+class Monotonic:
+    """A stand-in for the exporter's monotonic clock: ``t`` seconds, moved by the test."""
+
+    def __init__(self, t=500.0):
+        self.t = t
+
+    def monotonic(self):
+        return self.t
+
+
+def test_a_collection_exactly_min_interval_old_is_collected_again(monkeypatch):
+    import types
+    from aix_exporter import exporter as ex
+    clock = Monotonic()
+    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock.monotonic, time=time.time))
+    e = Exporter(FakeSource(), [Good(SETTINGS)], min_interval=60)
+    assert e.scrape(deadline=2) is True                  # collected at 500.0
+    clock.t = 559.5
+    assert e.scrape(deadline=2) is False                 # 59.5 s old: reused
+    clock.t = 560.0
+    assert e.scrape(deadline=2) is True                  # exactly 60 s old: collected again
+    e.stop()
+
+
+def test_a_background_collector_waits_its_period_less_the_time_its_run_took(monkeypatch):
+    import types
+    from aix_exporter import exporter as ex
+    clock = Monotonic(100.0)
+    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock.monotonic, time=time.time))
+
+    class Takes3s(Slow):
+        def period(self):
+            return 10.0
+
+        def collect(self, source):
+            clock.t += 3.0          # the run takes 3 s of the period
+            return super().collect(source)
+    e = Exporter(FakeSource(), [Takes3s(SETTINGS)])
+    waits = []
+
+    def wait(timeout):
+        waits.append(timeout)
+        clock.t += timeout
+        if len(waits) == 2:
+            e._stop.set()
+        return e._stop.is_set()
+    monkeypatch.setattr(e._stop, "wait", wait)
+    e._loop(e.background[0], 10.0)
+    assert waits == [7.0, 7.0]
+    assert clock.t == 100.0 + 2 * 10.0
+
+
+def test_background_threads_are_named_after_their_collector():
+    import threading
+    e = Exporter(FakeSource(), [Good(SETTINGS), Slow(SETTINGS)])
+    e.start_background()
+    try:
+        assert [t.name for t in e._threads] == ["bg-slow"]
+        assert "bg-slow" in [t.name for t in threading.enumerate()]
+    finally:
+        e.stop()
+        for t in e._threads:
+            t.join(2)
