@@ -274,6 +274,12 @@ def test_the_self_metrics_before_and_after_a_first_run():
     assert fams["aix_exporter_collector_success"].documentation == \
         "1 when the collector's last run succeeded and its data is current."
     assert [s.value for s in fams["aix_exporter_collector_success"].samples] == [0.0, 0.0]
+    assert fams["aix_exporter_collector_duration_seconds"].documentation == "Duration of the collector's last run."
+    assert fams["aix_exporter_collector_last_success_timestamp_seconds"].documentation == \
+        "Unix time of the collector's last successful run."
+    assert fams["aix_exporter_source_info"].documentation == (
+        "Where the command text comes from: system (the AIX commands), replay:DIR (captured output) or "
+        "simulate:SCENARIO (the simulator, not a real LPAR).")
     assert fams["aix_exporter_collector_last_success_timestamp_seconds"].samples == []   # none yet
     assert [(s.labels, s.value) for s in fams["aix_exporter_source_info"].samples] == [({"source": "fake"}, 1.0)]
     from aix_exporter import __version__

@@ -21,6 +21,30 @@ def row(key, before, after, problems=((), ())):
 
 # ---------------------------------------------------------------- one figure: ratio and verdict
 
+def test_a_ratio_exactly_at_the_band_edge_has_moved(monkeypatch):
+    # 0.05 has no exact double: the edge is pinned with a band that has (a quarter), the
+    # same rule as the summary sentences, which count a figure as moved at abs(r - 1) >= band
+    monkeypatch.setattr(c, "SAME_BAND", 0.25)
+    assert row("tape", 100.0, 125.0).ratio == 1.25 and row("tape", 100.0, 125.0).verdict == "better"
+    assert row("tape", 100.0, 75.0).verdict == "worse"
+    assert row("tape", 100.0, 124.0).verdict == "same" and row("tape", 100.0, 76.0).verdict == "same"
+
+
+def test_a_comparison_shows_its_times_in_utc_unless_given_a_zone(monkeypatch):
+    import time
+    monkeypatch.setenv("TZ", "Asia/Tokyo")      # a local zone that is not UTC
+    time.tzset()
+    try:
+        cmp = c.Comparison("a", c.Window(0.0, 3600.0), c.Window(7200.0, 10800.0), [])
+        assert cmp.window(cmp.before) == "1970-01-01 00:00 UTC .. 1970-01-01 01:00 UTC"
+        assert cmp.at(10800.0) == "1970-01-01 03:00 UTC"
+        cmp.tz = None                           # None: the local zone
+        assert cmp.at(10800.0) == "1970-01-01 12:00 JST"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
 def test_ratio_and_its_text():
     assert row("tape", 139.0, 378.0).ratio_text == "2.72"
     assert row("tape", 200.0, 100.0).ratio == 0.5
