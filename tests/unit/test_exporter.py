@@ -292,6 +292,11 @@ def test_the_self_metrics_before_and_after_a_first_run():
             fams["aix_exporter_collector_last_success_timestamp_seconds"].samples] == [("good", 1000.0)]
     status = {s["name"]: s for s in e.status()}
     assert status["good"] == {"name": "good", "schedule": "on scrape", "ok": True, "ran": True, "age": 5.0, "error": ""}
+    clock.t -= 4.5
+    assert {s["name"]: s["age"] for s in e.status()}["good"] == 0.5          # under a second
+    clock.t -= 3
+    assert {s["name"]: s["age"] for s in e.status()}["good"] == 0.0          # a clock set back: never negative
+    clock.t += 7.5
     assert (status["bad"]["ok"], status["bad"]["ran"], status["bad"]["age"]) == (False, True, None)
     assert {"aix_exporter_command_cpu_seconds", "aix_exporter_command_duration_seconds", "aix_exporter_command_runs",
             "aix_exporter_cpu_seconds", "aix_exporter_max_resident_memory_bytes"} <= set(fams)
@@ -427,6 +432,13 @@ def test_the_costs_families_name_help_labels_and_units(monkeypatch):
         ("aix_exporter_command_runs_total", {"command": "vmstat"}, 3),
         ("aix_exporter_cpu_seconds_total", {}, 1.75),
         ("aix_exporter_max_resident_memory_bytes", {}, 1_024_000.0)]       # ru_maxrss is in KiB
+
+
+def test_a_source_without_a_name_is_unknown():
+    class Nameless:
+        slow_keys = frozenset()
+    fams = {f.name: f for f in Exporter(Nameless(), [Good(SETTINGS)]).families()}
+    assert [s.labels for s in fams["aix_exporter_source_info"].samples] == [{"source": "unknown"}]
 
 
 def test_the_source_info_help_and_durations_before_a_run():

@@ -142,6 +142,24 @@ def test_figures_the_data_cannot_support_are_named_with_their_reasons():
         "(before: counter x reset 1 time, after: only 50% of the window has data).")
 
 
+def test_two_figures_the_data_cannot_support_are_named_apart():
+    cmp = comparison({"tape": (100.0, 200.0), "pin_miss": (0.25, 0.01), "sys_per_user": (4.0, 0.5)},
+                     problems={"tape": (["a"], []), "sys_per_user": ([], ["b"])})
+    assert cmp.verdict().endswith("Not judged, the data cannot support it: Tape throughput, read + written "
+                                  "(before: a); System / user CPU (after: b).")
+
+
+def test_cpu_and_context_sentences_exactly_at_the_band_edge(monkeypatch):
+    # at abs(r - 1) == band a figure has moved; the band is a quarter here, which a double holds exactly
+    monkeypatch.setattr(c, "SAME_BAND", 0.25)
+    assert comparison({"user": (10.0, 10.0), "sys": (20.0, 25.0), "transfers": (100.0, 125.0)}).verdict() == (
+        "No deciding figure can be judged from this data. "
+        "System CPU went from 20.0 % to 25.0 % and user CPU from 10.0 % to 10.0 %: the kernel's share of the CPU grew. "
+        "Shown, not judged, as their direction depends on the workload: Tape transfers 100 to 125 /s.")
+    assert comparison({"user": (10.0, 10.0), "sys": (20.0, 24.0), "transfers": (100.0, 124.0)}).verdict() == \
+        "No deciding figure can be judged from this data."
+
+
 def test_cpu_and_context_sentences_from_both_sides_of_the_band():
     # system CPU moved by exactly 5 %: said; by 4 %: not
     assert comparison({"user": (10.0, 10.0), "sys": (20.0, 21.0)}).verdict() == (
