@@ -85,6 +85,14 @@ def test_source_info_names_the_source():
     assert 'aix_exporter_source_info{source="simulate:case-study"} 1.0' in proc.stdout
 
 
+def test_the_command_table_cannot_be_changed_at_run_time():
+    """One table, read by the collectors' threads at once: its rows are frozen."""
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        COMMANDS["vmstat"].background = False     # type: ignore[misc]
+    assert COMMANDS["vmstat"].background is True
+
+
 def test_the_setup_scripts_privileged_commands_are_the_command_tables():
     """src-setup.sh gives a non-root service user the access authorizations of PRIV_CMDS: the
     executables of the command table's rbac commands, no more, no fewer."""

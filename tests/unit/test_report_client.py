@@ -17,6 +17,7 @@ END = 1_700_000_000 + 30 * 86400
 
 MALFORMED = {
     "notjson": b"<html>a proxy's login page</html>",
+    "longpage": b"<html>" + b"0123456789" * 20 + b"</html>",
     "list": b'["success"]',
     "nodata": b'{"status": "success"}',
     "novalue": b'{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}}]}}',
@@ -159,6 +160,7 @@ def test_http_errors_show_the_servers_own_reason(stub, monkeypatch):
 def test_malformed_answers_are_one_line_each(stub):
     want = {
         "notjson": f"{stub}: not a Prometheus API answer (not JSON): \"<html>a proxy's login page</html>\"",
+        "longpage": f"{stub}: not a Prometheus API answer (not JSON): '<html>{'0123456789' * 11}0123'",  # 120 bytes
         "list": f"{stub}: ['success']",
         "nodata": f"{stub}: not a Prometheus API answer (no data.result list)",
         "novalue": f"{stub}: not a Prometheus API answer (a sample without a value)",
@@ -178,6 +180,16 @@ def test_a_dripping_server_and_a_huge_answer_end_within_the_deadline_and_the_cap
     with pytest.raises(ReportError) as e:
         Prometheus(stub).scalar("big", END)
     assert str(e.value) == f"{stub}: the answer is larger than 1 MiB; narrow the window or the step"
+
+
+def test_an_answer_of_exactly_the_cap_is_read(stub, monkeypatch):
+    size = len(json.dumps({"status": "success", "data": ANSWERS["nan"]}).encode())   # the stand-in's bytes
+    monkeypatch.setattr(Prometheus, "MAX_BODY", size)
+    assert Prometheus(stub).scalar("nan", END) is None
+    monkeypatch.setattr(Prometheus, "MAX_BODY", size - 1)
+    with pytest.raises(ReportError) as e:
+        Prometheus(stub).scalar("nan", END)
+    assert str(e.value) == f"{stub}: the answer is larger than 0 MiB; narrow the window or the step"
 
 
 def test_instant_answers_without_nan_or_infinities(stub):
