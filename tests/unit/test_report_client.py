@@ -197,7 +197,8 @@ def test_instant_answers_without_nan_or_infinities(stub):
     assert p.instant("vec", 1_700_000_000.5) == [{"metric": {"instance": "a:1"}, "value": 2.5},
                                                   {"metric": {}, "value": 0.0}]
     assert Stub.asked[-1] == {"query": "vec", "time": "1700000000.500"}
-    assert p.scalar("nan", 1_700_000_000) is None and p.scalar("vec", 1_700_000_000) == 2.5
+    assert p.scalar("nan", 1_700_000_000) is None and p.scalar("vec", 1_700_000_000.25) == 2.5
+    assert Stub.asked[-1] == {"query": "vec", "time": "1700000000.250"}
     assert p.scalar("nothing", 1_700_000_000) is None                    # an empty result
 
 
