@@ -150,13 +150,16 @@ def test_an_address_in_use_is_one_line():
     assert r.stderr.splitlines()[-1].startswith(f"aix-exporter: cannot listen on {address}: ")
 
 
-def serve_until(args, said, timeout=30):
-    """Start the exporter with ``args``, wait until its log says ``said``, end it with SIGTERM;
-    (exit code, log lines)."""
+def serve_until(args, said, timeout=30, pythonpath=None):
+    """Start the exporter with ``args`` (``pythonpath``: a folder put first on its PYTHONPATH),
+    wait until its log says ``said``, end it with SIGTERM; (exit code, log lines)."""
     import signal
     import time
+    e = env()
+    if pythonpath:
+        e["PYTHONPATH"] = f"{pythonpath}{os.pathsep}{e['PYTHONPATH']}"
     proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env(), start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, env=e, start_new_session=True)
     lines, deadline = [], time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:
@@ -186,9 +189,28 @@ def test_serving_says_what_it_serves_and_ends_on_sigterm(tmp_path):
                                "--web.config.file", str(web), "--no-collector.tsm"], "msg=listening")
     assert code == 0
     (listening,) = [line for line in lines if "msg=listening" in line]
-    assert " address=127.0.0.1:0 tls=False basic_auth=True source=simulate:steady collectors=" in listening
+    from aix_exporter import __version__
+    assert listening.endswith(" level=info msg=listening address=127.0.0.1:0 tls=False basic_auth=True "
+                              "source=simulate:steady collectors=vmstat,memory,vmo,vmstat_v,vmstat_s,process,"
+                              f"ldr_cntrl,splat,tape,tsm_server version={__version__}")
     assert not any("pure-Python verifier" in line for line in lines)          # the compiled bcrypt checks them
     assert any("msg=\"stopping on signal 15: draining scrapes in flight\"" in line for line in lines)
+
+
+def test_without_bcrypt_basic_auth_says_its_passwords_are_checked_slowly(tmp_path):
+    import bcrypt
+    web = tmp_path / "web.yml"
+    web.write_text("basic_auth_users:\n  prometheus: " + bcrypt.hashpw(b"x", bcrypt.gensalt(4)).decode() + "\n")
+    hidden = tmp_path / "nobcrypt"                   # an AIX host without python3-bcrypt
+    hidden.mkdir()
+    (hidden / "bcrypt.py").write_text('raise ImportError("not installed")\n')
+    code, lines = serve_until(["--source", "simulate:steady", "--web.listen-address", "127.0.0.1:0",
+                               "--web.config.file", str(web), "--no-collector.tsm"], "pure-Python", pythonpath=hidden)
+    assert code == 0
+    assert [line.split(" ", 1)[1] for line in lines if "bcrypt" in line] == [
+        'level=warning msg="basic auth: the bcrypt module is not installed; the built-in pure-Python verifier checks '
+        'passwords (seconds for each new user and password, answers kept). Install bcrypt for speed, or use TLS client '
+        'certificates (README: Securing the endpoint)"']
 
 
 def test_a_command_still_running_at_shutdown_has_its_group_killed(tmp_path):

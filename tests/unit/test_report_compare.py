@@ -305,6 +305,11 @@ def test_auto_trims_only_runs_longer_than_three_margins():
     before, after, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 3720, 600)
     assert (before.start, before.end) == (0, 1800)
     assert (after.start, after.end) == (2460, 3120)
+    # and the other way round: the 16 MB run exactly 3 margins long is kept whole
+    runs = [(0, 0, 1860), (1, 1920, 3720)]
+    before, after, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 3720, 600)
+    assert (before.start, before.end) == (600, 1260)
+    assert (after.start, after.end) == (1920, 3720)
 
 
 @pytest.mark.parametrize("runs,why", [
