@@ -344,6 +344,16 @@ def test_coverage_of_a_window():
     assert c.coverage(list(range(181, 3601, 60)), 0, 3600) == pytest.approx(1 - 121 / 3600)
     assert c.coverage([0, 3600], 0, 3600) == 1.0                               # the spacing is the usual one
     assert c.coverage([0, 10, 20, 3600], 0, 3600) == 1 - 3570 / 3600           # the median spacing rules
+    # an empty head and an empty tail both count
+    assert c.coverage(list(range(600, 3001, 60)), 0, 3600) == 1 - 1080 / 3600
+
+
+def test_coverage_of_a_window_at_real_times():
+    t0 = 1_800_000_000          # a window is Unix times: only its length counts
+    assert c.coverage(list(range(t0, t0 + 3601, 60)), t0, t0 + 3600) == 1.0
+    gap = list(range(t0, t0 + 1201, 60)) + list(range(t0 + 2400, t0 + 3601, 60))
+    assert c.coverage(gap, t0, t0 + 3600) == 1 - 1140 / 3600
+    assert c.coverage(list(range(t0 + 600, t0 + 3001, 60)), t0, t0 + 3600) == 1 - 1080 / 3600
     # spacings 10, 20, 30, 3540: the usual one is the middle of the sorted four's upper half (30)
     assert c.coverage([0, 10, 30, 60, 3600], 0, 3600) == 1 - 3510 / 3600
 
