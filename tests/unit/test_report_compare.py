@@ -232,6 +232,11 @@ def test_windows_typed_from_to():
         with pytest.raises(c.ReportError) as e:
             c.parse_window(text)
         assert str(e.value) == f"window {text!r}: {why}"
+    # a third end is not a window: the second end is read whole, and refused as a time
+    with pytest.raises(c.ReportError) as e:
+        c.parse_window("1700000000..1700003600..1700007200")
+    assert str(e.value) == ("'1700003600..1700007200': not a date-time (2026-11-20T08:00, 2026-11-20 08:00+01:00) "
+                            "or a Unix time")
 
 
 def test_time_zones_by_name():
@@ -497,6 +502,16 @@ def test_the_plot_step_over_long_windows_and_no_plots_when_not_asked():
     cmp = c.compare(fake, "a", c.Window(0, 3600), c.Window(7200, 10800), plots=False)
     assert cmp.series == {} and not [q for q in fake.asked if q[0] == "range"]
     assert all(r.checks == (c.Check(), c.Check()) for r in cmp.rows)
+
+
+def test_the_plot_step_of_windows_at_unix_times():
+    t0 = 1_800_000_000
+    fake = Fake(times=[])
+    c.compare(fake, "a", c.Window(t0, t0 + 86400), c.Window(t0 + 86400, t0 + 2 * 86400))
+    assert {q[4] for q in fake.asked if q[0] == "range"} == {432}     # 172,800 s in 400 steps, wherever they lie
+    fake = Fake(times=[])
+    c.compare(fake, "a", c.Window(t0, t0 + 3600), c.Window(t0 + 7200, t0 + 10800))
+    assert {q[4] for q in fake.asked if q[0] == "range"} == {60}      # never under a minute
 
 
 def test_compare_reads_with_the_selector_given():
