@@ -148,6 +148,8 @@ def test_simulate_spec_defaults_and_values():
         "scenario": "case-study", "speed": 60.0, "seed": 7, "at": 3600.0, "processes": 5, "start": 1_800_000_000.0}
     assert sim.parse_spec("steady?processes=0")["processes"] == 1
     assert sim.parse_spec("steady?seed=1&seed=2")["seed"] == 2                     # the last one given
+    assert sim.parse_spec("steady?speed=60&")["speed"] == 60.0                     # a stray & as typed in a shell
+    assert sim.parse_spec("steady?&seed=3")["seed"] == 3
     with pytest.raises(ValueError) as e:
         sim.parse_spec("steady?sped=60&colour=red")
     assert str(e.value) == "simulate: unknown option(s) colour, sped (speed, seed, at, start, processes)"

@@ -200,3 +200,29 @@ def test_each_run_is_counted_with_its_cpu(tmp_path):
     assert after[2] - before[2] == 2
     assert busy[0] > before[0] and after[0] >= busy[0]           # a counter: a cheap run adds, never replaces
     assert after[1] >= busy[1] > before[1]
+
+
+def test_the_default_cap_is_64_mib():
+    cap = 64 << 20
+    assert len(system.run(["/usr/bin/head", "-c", str(cap), "/dev/zero"], 60)) == cap
+    with pytest.raises(SourceError) as e:
+        system.run(["/usr/bin/head", "-c", str(cap + 1), "/dev/zero"], 60)
+    assert str(e.value) == f"/usr/bin/head -c {cap + 1} /dev/zero: printed more than 67108864 bytes, process group killed"
+
+
+def test_a_command_inherits_no_descriptor_of_the_exporter(tmp_path):
+    opened = os.open(tmp_path / "held", os.O_WRONLY | os.O_CREAT)
+    fd = os.dup2(opened, 99, inheritable=True)     # even one marked inheritable (99: above ls's own)
+    try:
+        seen = system.run([SH, "-c", "ls /proc/self/fd"], 10).split()
+        assert "99" not in seen and {"0", "1", "2"} <= set(seen)
+    finally:
+        os.close(fd)
+        os.close(opened)
+
+
+def test_a_command_reaped_elsewhere_has_the_unknown_exit_status_minus_1():
+    proc = subprocess.Popen(["/bin/true"])
+    os.waitpid(proc.pid, 0)               # reaped by someone else: no status left for wait4
+    assert system._try_reap(proc) is True
+    assert proc.returncode == -1
