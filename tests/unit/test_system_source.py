@@ -226,3 +226,11 @@ def test_a_command_reaped_elsewhere_has_the_unknown_exit_status_minus_1():
     os.waitpid(proc.pid, 0)               # reaped by someone else: no status left for wait4
     assert system._try_reap(proc) is True
     assert proc.returncode == -1
+
+
+def test_a_command_that_exits_in_time_but_leaves_its_pipe_held_past_the_deadline_timed_out():
+    # it exits at once, a child it left keeps stdout open: the deadline (0.5 s) comes before the
+    # second of grace after an exit, so the read ends on the deadline, the group killed
+    with pytest.raises(SourceError) as e:
+        system.run([SH, "-c", "printf x; /bin/sleep 30 & exit 0"], 0.5)
+    assert str(e.value) == f"{SH} -c printf x; /bin/sleep 30 & exit 0: timed out after 0.5s, process group killed"
