@@ -156,3 +156,17 @@ def test_splat_reports_their_time(tmp_path):
     src = SystemSource(s)
     assert src.report_time("splat") is None
     assert src.read("splat") == "report" and src.report_time("splat") == 1_800_000_000.0
+
+
+def test_a_missing_password_file_is_named_as_one_and_at_most_4096_bytes_are_read(tmp_path):
+    pw = tmp_path / "pw"
+    with pytest.raises(SourceError) as e:
+        source([], tsm_password_file=str(pw)).password()
+    assert str(e.value) == f"password file {pw} does not exist"
+    pw.write_bytes(b"p" * 5000 + b"\n")        # no password is this long: only the first 4096 bytes are read
+    pw.chmod(0o600)
+    assert source([], tsm_password_file=str(pw)).password() == b"p" * 4096 + b"\n"
+
+
+def test_the_system_source_is_named_system():
+    assert SystemSource(Settings()).name == "system"   # the source_info label, and what collectors needing AIX ask

@@ -234,3 +234,17 @@ def test_a_command_that_exits_in_time_but_leaves_its_pipe_held_past_the_deadline
     with pytest.raises(SourceError) as e:
         system.run([SH, "-c", "printf x; /bin/sleep 30 & exit 0"], 0.5)
     assert str(e.value) == f"{SH} -c printf x; /bin/sleep 30 & exit 0: timed out after 0.5s, process group killed"
+
+
+def test_a_failure_names_the_first_200_characters_of_its_first_stderr_line():
+    line = "E" * 250
+    with pytest.raises(CommandFailed) as e:
+        system.run([SH, "-c", f"echo {line} >&2; exit 4"], 10)
+    assert str(e.value) == f"{SH} -c echo {line} >&2; exit 4: exit status 4: {'E' * 200}"
+
+
+def test_bytes_that_are_not_utf8_are_replaced_in_an_answer_and_in_a_failure():
+    assert system.run(["/usr/bin/printf", "a\\377b"], 10) == "a\ufffdb"
+    with pytest.raises(CommandFailed) as e:
+        system.run([SH, "-c", "printf 'a\\377b'; exit 1"], 10)
+    assert e.value.output == "a\ufffdb"
