@@ -344,6 +344,19 @@ def test_a_plan_as_html_from_the_files_name(tmp_path, monkeypatch):
     assert "<title>Large-page change plan: tsmsrv01:10990</title>" in out.read_text()
 
 
+def test_a_plan_as_html_without_jinja2_says_how_to_get_it(tmp_path, monkeypatch, capsys):
+    planned(monkeypatch, facts())
+
+    def no_jinja(*a):
+        raise ImportError("No module named 'jinja2'")
+    monkeypatch.setattr(plan, "html", no_jinja)
+    out = tmp_path / "plan.html"
+    assert cli.plan_main(["--prometheus", "http://p", "--instance", "a", "--out", str(out)]) == 1
+    assert capsys.readouterr().err == ("aix-exporter plan: HTML needs the report extra (Jinja2); or --out plan.md "
+                                       "(No module named 'jinja2')\n")
+    assert not out.exists()
+
+
 def test_a_plan_without_any_series_is_an_error(monkeypatch, capsys):
     f = facts(processes=[], memory_bytes=None, sys_per_user=None)
     planned(monkeypatch, f)

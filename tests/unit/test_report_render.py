@@ -152,3 +152,52 @@ def test_the_markdown_blank_lines_around_the_verdict_and_the_problems():
     assert lines[v - 1] == "" and lines[v + 1] == "" and lines[v + 2].startswith("| figure |")
     p = lines.index("Data problems (a deciding figure with any is not judged):")
     assert lines[p - 1] == "" and lines[p + 1] == "" and lines[p + 2].startswith("* ")
+
+
+def _at(svg, comment):
+    """(x, y, scale) of the text drawn after ``<!-- comment -->`` in a plot's SVG."""
+    m = re.search(re.escape(f"<!-- {comment} -->") + r'\s*<g transform="translate\(([0-9.]+) ([0-9.]+)\) '
+                  r'scale\(([0-9.]+) -[0-9.]+\)">', svg)
+    assert m, comment
+    return tuple(float(g) for g in m.groups())
+
+
+def test_every_plot_has_the_same_margins_tick_labels_and_legend_right_of_the_axes():
+    c = comparison({"tape": ("Tape MiB/s", [("tape", [(0, 100.0), (10800, 110.0)])])})
+    (_, svg), = render.plots(c)
+    # the axes: 0.075 .. 0.80 of 720 pt across, 0.17 .. 0.86 of 172.8 pt up (y counts down in SVG)
+    assert re.search(r'<g id="patch_2">\s*<path d="M 54 143.424 \s*L 576 143.424 \s*L 576 24.192 \s*L 54 24.192 ', svg)
+    assert _at(svg, "0")[2] == 0.08 and _at(svg, "01-01 01:00")[2] == 0.08             # tick labels: 8 pt
+    x, y, scale = _at(svg, "before window")                                          # the legend: 7 pt,
+    assert scale == 0.07 and 576 < x < 720 and 24.192 < y < 143.424                  # beside the axes' top
+
+
+def test_an_empty_series_first_leaves_the_others_drawn():
+    c = comparison({"pool": ("16 MB pages", [("free", [])]), "tape": ("Tape MiB/s", [("tape", [(0, 1.0)])])})
+    assert [k for k, _ in render.plots(c)] == ["tape"] and render.empty_plots(c) == ["16 MB pages"]
+
+
+def test_plot_times_in_the_zone_asked_for_and_else_the_machines(monkeypatch):
+    import time
+    monkeypatch.setenv("TZ", "Asia/Tokyo")              # the machine's zone is not the one asked for
+    time.tzset()
+    try:
+        series = {"tape": ("Tape MiB/s", [("tape", [(0, 100.0), (10800, 110.0)])])}
+        (_, utc), = render.plots(comparison(series))
+        assert "<!-- 01-01 01:00 -->" in utc and "<!-- 01-01 10:00 -->" not in utc
+        (_, local), = render.plots(comparison(series, tz=None))
+        assert "<!-- 01-01 10:00 -->" in local and "<!-- 01-01 01:00 -->" not in local
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_a_y_axis_under_1_keeps_its_own_scale():
+    assert render.y_range([0.0, 0.5]) == (0.0, pytest.approx(0.55))
+
+
+def test_the_markdown_table_head_and_the_closing_line():
+    lines = render.markdown(figures(CASE)).splitlines()
+    i = lines.index("| figure | unit | before | after | after/before | verdict | what it means |")
+    assert lines[i + 1] == "|---|---|---:|---:|---:|---|---|"
+    assert lines[-2] == "" and lines[-1].startswith("Times in UTC. ")
