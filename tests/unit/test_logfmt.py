@@ -187,3 +187,10 @@ def test_the_log_file_is_rotated_at_10_mib_keeping_3_by_default(tmp_path):
         logging.getLogger().handlers[:] = []
         os.dup2(saved, 2)
         os.close(saved)
+
+
+def test_a_value_with_a_line_break_stays_on_one_line():
+    assert logfmt._value("a\nb") == '"a\\nb"'
+    assert logfmt._value('say "x"\\') == '"say \\"x\\"\\\\"'
+    assert logfmt._value("plain") == "plain" and logfmt._value("") == '""'
+

@@ -175,3 +175,41 @@ def test_read_errors_and_undecodable_bytes(tmp_path, monkeypatch):
     with pytest.raises(SourceError) as e:
         logtail.tail(str(log), None)
     assert str(e.value) == f"cannot read {log}: Input/output error"
+
+
+def test_messages_at_the_watermark_second_add_to_the_seen_ones():
+    pos = {"mark": "20261125080005", "seen": ["11/25/2026 08:00:05  ANR2017I Administrator issued."]}
+    again = ("11/25/2026 08:00:05  ANR2017I Administrator issued.\n"
+             "11/25/2026 08:00:05  ANR0406I Session started.\n")
+    text, pos = logtail.dsmadmc_new_lines(again, pos)
+    assert text == "11/25/2026 08:00:05  ANR0406I Session started.\n"
+    assert pos == {"mark": "20261125080005", "seen": ["11/25/2026 08:00:05  ANR0406I Session started.",
+                                                      "11/25/2026 08:00:05  ANR2017I Administrator issued."]}
+    assert logtail.dsmadmc_new_lines(again, pos) == ("", pos)      # neither is counted again
+
+
+def test_a_rotated_copy_that_cannot_be_opened_is_passed_over(tmp_path):
+    log, pos = read_then_rotate(tmp_path, "2\n", "a.log.1")
+    (tmp_path / "a.log.2").mkdir()                  # older by its name, and not a file
+    log.write_text("3\n")
+    assert logtail.tail(str(log), pos)[0] == "2\n3\n"
+
+
+def test_a_file_rotated_in_and_out_gives_only_its_complete_lines(tmp_path):
+    log, pos = read_then_rotate(tmp_path, "2\n", "a.log.2")
+    (tmp_path / "a.log.1").write_text("3\n4-cut")   # rotated out in the middle of a line
+    log.write_text("5\n")
+    assert logtail.tail(str(log), pos)[0] == "2\n3\n5\n"
+
+
+def test_a_position_without_an_offset_or_a_fingerprint(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("1\n2\n")
+    inode = os.stat(log).st_ino
+    # a state written without a fingerprint: read from its offset
+    assert logtail.tail(str(log), {"inode": inode, "offset": 2}) == (
+        "2\n", {"inode": inode, "offset": 4, "tail": b"1\n2\n".hex()})
+    # without an offset either, after a rotation: the rotated file from its start
+    os.rename(log, tmp_path / "a.log.1")
+    log.write_text("3\n")
+    assert logtail.tail(str(log), {"inode": inode})[0] == "1\n2\n3\n"

@@ -295,3 +295,35 @@ def test_a_report_with_undecodable_bytes_and_a_replay_file_that_cannot_be_read(t
     with pytest.raises(SourceError) as e:
         src.read("vmstat")
     assert str(e.value) == f"cannot read {tmp_path / 'vmstat.txt'}: Input/output error"
+
+
+def test_a_simulated_log_read_again_at_the_same_time_gives_nothing_new():
+    src = sim.SimulatedSource("case-study", clock=lambda: 0.0)
+    src.set_time(7200)
+    whole, pos = src.read_log("tsm_actlog", None)
+    assert src.read_log("tsm_actlog", pos) == ("", pos)
+    # a position that names its time but no offset counts from 0
+    new, pos2 = src.read_log("tsm_actlog", {"t": 3600})
+    assert pos2 == {"inode": 0, "offset": len(new), "t": 7200} and whole.endswith(new)
+
+
+def test_a_command_name_with_a_space_is_the_rest_of_the_ps_line():
+    s = Settings()
+    s.process.commands = ["tsm server"]
+
+    def run(argv, timeout):
+        return "    1 init\n  777 tsm server\n"
+    assert monitored_pids(run, s) == ["777"]
+
+
+def test_a_replay_directory_must_be_readable_and_searchable(tmp_path, monkeypatch):
+    from aix_exporter.sources import replay
+    asked = []
+
+    def access(path, mode):             # (the tests may run as root, who may read anything)
+        asked.append(mode)
+        return mode == os.F_OK
+    monkeypatch.setattr(replay.os, "access", access)
+    assert refusal(ValueError, replay.ReplaySource, str(tmp_path)) == f"replay directory {str(tmp_path)!r} is not readable"
+    assert asked == [os.R_OK | os.X_OK]
+
