@@ -75,6 +75,18 @@ def test_the_summary_line_by_line(rec, tmp_path, capsys):
     assert 'site="b"' in out.read_text()
 
 
+def test_target_labels_are_comma_separated_and_a_value_may_hold_an_equals_sign(rec, tmp_path):
+    out = tmp_path / "h.om"
+    assert imp("--out", str(out), "--target", "site=b,role=tsm=primary", str(rec)) == 0
+    assert 'role="tsm=primary",site="b"' in out.read_text()
+
+
+def test_the_formats_are_listed_comma_separated(lines_format):  # noqa: F811
+    with pytest.raises(importing.RecordingError) as e:
+        importing.importer("csv")
+    assert str(e.value) == "no importer for 'csv' (formats: lines, nmon)"
+
+
 def test_skipped_rows_are_listed_by_reason():
     s = {"files": 1, "snapshots": 0, "samples": 0, "duplicates_dropped": 0, "first": None, "last": None,
          "rows_skipped": {"short row": 5, "field count differs from its header": 2}, "not_mapped": {}}
@@ -111,14 +123,21 @@ class Ran:
 
     def __call__(self, argv, **kw):
         self.argv.append(argv)
-        return subprocess.CompletedProcess(argv, self.code, "", self.stderr)
+        if kw.get("text"):
+            return subprocess.CompletedProcess(argv, self.code, "", self.stderr)
+        return subprocess.CompletedProcess(argv, self.code, b"", self.stderr.encode())   # as subprocess answers
+
+
+def promtool_only(name):
+    """shutil.which with only promtool on PATH."""
+    return "/usr/bin/promtool" if name == "promtool" else None
 
 
 def test_tsdb_runs_promtool_in_day_blocks_and_prints_the_backfill_and_the_retention(rec, tmp_path, capsys,
                                                                                      monkeypatch):
     ran = Ran()
     monkeypatch.setattr(importing.subprocess, "run", ran)
-    monkeypatch.setattr(importing.shutil, "which", lambda name: "/usr/bin/promtool")
+    monkeypatch.setattr(importing.shutil, "which", promtool_only)
     monkeypatch.setattr(importing.time, "time", lambda: 1_800_000_000.0 + 9.5 * DAY)
     db = tmp_path / "db"
     assert imp("--tsdb", str(db), str(rec)) == 0
@@ -143,7 +162,7 @@ def test_tsdb_runs_promtool_in_day_blocks_and_prints_the_backfill_and_the_retent
 
 def test_an_imported_history_of_today_is_one_day_old(rec, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(importing.subprocess, "run", Ran())
-    monkeypatch.setattr(importing.shutil, "which", lambda name: "/usr/bin/promtool")
+    monkeypatch.setattr(importing.shutil, "which", promtool_only)
     monkeypatch.setattr(importing.time, "time", lambda: 1_800_000_000.0 + 60)
     assert imp("--tsdb", str(tmp_path / "db"), "--out", str(tmp_path / "h.om"), str(rec)) == 0
     out = capsys.readouterr().out
@@ -156,7 +175,12 @@ def test_tsdb_without_promtool_or_with_promtool_failing(rec, tmp_path, capsys, m
     assert imp("--tsdb", str(tmp_path / "db"), "--out", str(tmp_path / "h.om"), str(rec)) == 1
     assert capsys.readouterr().err == ("aix-exporter import lines: promtool not found (Debian package prometheus); "
                                        f"the history is in {tmp_path / 'h.om'}\n")
-    monkeypatch.setattr(importing.shutil, "which", lambda name: "/usr/bin/promtool")
+    # without --out the history would be a temporary file, removed: refused before the import
+    assert imp("--tsdb", str(tmp_path / "db2"), str(rec)) == 1
+    assert capsys.readouterr() == ("", "aix-exporter import lines: promtool not found (Debian package prometheus): "
+                                       "--tsdb needs it; --out HISTORY.om keeps the history without it\n")
+    assert not (tmp_path / "db2").exists()
+    monkeypatch.setattr(importing.shutil, "which", promtool_only)
     monkeypatch.setattr(importing.subprocess, "run", Ran(1, "  block out of order " + "x" * 600))
     assert imp("--tsdb", str(tmp_path / "db"), str(rec)) == 1
     err = capsys.readouterr().err
@@ -167,7 +191,7 @@ def test_tsdb_with_rules_backfills_them(rec, tmp_path, capsys, monkeypatch):
     rules = tmp_path / "rules.yml"
     rules.write_text("groups: []\n")
     monkeypatch.setattr(importing.subprocess, "run", Ran())
-    monkeypatch.setattr(importing.shutil, "which", lambda name: "/usr/bin/promtool")
+    monkeypatch.setattr(importing.shutil, "which", promtool_only)
     asked = []
 
     def backfill(tsdb, files, start, end):
@@ -354,6 +378,24 @@ def test_backfill_rules_failures_are_one_line(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError) as e:
         importing.backfill_rules(str(tmp_path), ["r.yml"], 0, 60)
     assert str(e.value) == "--rules needs promtool (Debian package prometheus)"
+    # promtool's words, from stdout when it wrote none to stderr
+
+    class Served:
+        def __init__(self, tsdb):
+            pass
+
+        def __enter__(self):
+            return "http://127.0.0.1:1"
+
+        def __exit__(self, *a):
+            return False
+    monkeypatch.setattr(importing.shutil, "which", promtool_only)
+    monkeypatch.setattr(importing.tempprom, "serve", Served)
+    monkeypatch.setattr(importing.subprocess, "run", lambda argv, **kw: subprocess.CompletedProcess(
+        argv, 1, "  group \"aix\": bad expression\n", ""))
+    with pytest.raises(RuntimeError) as e:
+        importing.backfill_rules(str(tmp_path), ["r.yml"], 0, 60)
+    assert str(e.value) == 'promtool failed: group "aix": bad expression'
 
 
 @pytest.mark.skipif(not __import__("shutil").which("promtool"), reason="needs Debian's prometheus (promtool)")

@@ -260,6 +260,10 @@ def main(argv) -> int:
                 if os.path.exists(path) else "no such file"
             print(f"aix-exporter import {fmt}: {path}: {why}", file=sys.stderr)
             return 1
+    if args.tsdb and not args.out and not shutil.which("promtool"):   # before the import: its history would be lost
+        print(f"aix-exporter import {fmt}: promtool not found (Debian package prometheus): --tsdb needs it; "
+              "--out HISTORY.om keeps the history without it", file=sys.stderr)
+        return 1
     tmpdir = None
     out = args.out
     if not out:
@@ -299,7 +303,7 @@ def main(argv) -> int:
             promtool = shutil.which("promtool")
             if not promtool:
                 print(f"aix-exporter import {fmt}: promtool not found (Debian package prometheus); the history is in "
-                      f"{args.out or out}", file=sys.stderr)
+                      f"{out}", file=sys.stderr)
                 return 1
             os.makedirs(args.tsdb, exist_ok=True)
             # day-sized blocks: a month of daily files makes about 40 blocks, not 270 of 2 h
