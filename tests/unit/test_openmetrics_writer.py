@@ -82,6 +82,11 @@ def test_history_sample_times_end_at_the_duration_with_a_fine_tail():
     assert sample_times(300, 60, tail=100) == [0, 60, 120, 180, 210, 225, 240, 255, 270, 285, 300]
     assert sample_times(300, 60, tail=100, tail_step=50) == [0, 60, 120, 180, 200, 250, 300]
     assert sample_times(50, 60, tail=600) == [5, 20, 35, 50]        # a tail longer than the history
+    assert sample_times(45, 60, tail=600) == [0, 15, 30, 45]         # ... back to the first instant
+    # without a tail the history is every step from 0 and no more (not its end when off the step)
+    assert sample_times(290, 60) == [0, 60, 120, 180, 240]
+    # the coarse samples stop before the tail starts, even where the tail's own grid misses it
+    assert sample_times(300, 60, tail=60, tail_step=50) == [0, 60, 120, 180, 250, 300]
     times = sample_times(28800, 60, tail=600)                        # the demo's tsmsrv01
     assert len(times) == 28200 // 60 + 1 + 40 and times[-1] == 28800 and times[-41:-39] == [28200, 28215]
 

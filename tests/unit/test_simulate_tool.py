@@ -1,6 +1,8 @@
 """`aix-exporter simulate`: a replay directory of every command at the simulated time asked for
 (the case study's pool is 0 pages at its start and 160 at its end), the history's targets and
 steps, and each refusal of its arguments."""
+import os
+
 import pytest
 
 from aix_exporter.tools import simulate
@@ -159,3 +161,12 @@ def test_the_tools_run_as_modules(module, words):
     from tests.e2e.helpers import env
     r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, env=env(), timeout=60)
     assert r.returncode == 0 and r.stdout.startswith(f"usage: {words} ")
+
+
+def test_a_replay_without_the_server_running_has_every_other_command(tmp_path):
+    # at 4 h the case study stops dsmserv for its tuning: no monitored process, so no svmon -P or ps eww
+    written = simulate.write_replay("case-study", str(tmp_path), 14400, 1)
+    assert written == ["vmstat", "vmstat_v", "vmstat_s", "svmon_g", "vmo", "splat", "iostat_tape", "tsm_actlog",
+                       "tsm_processes", "tsm_sessions", "tsm_mounts", "tsm_summary"]
+    assert sorted(os.listdir(tmp_path)) == sorted(f"{k}.txt" for k in written)
+
