@@ -156,3 +156,18 @@ def test_lines_are_spooled_once_the_writer_holds_flush_lines_of_them(monkeypatch
         assert len(s.lines) == 2                      # two held
         w.add_snapshot(3.0, [(s, 3)])
         assert s.lines == [] and open(s.path).read().count("\n") == 3     # the third spools all three
+
+
+def test_the_history_writers_defaults_are_the_simulate_commands(tmp_path):
+    """write_openmetrics() as backfilled() calls it (no seed, no tail) writes what
+    `aix-exporter simulate --openmetrics` writes by default: --seed 1 and no --tail."""
+    from aix_exporter.tools.simulate import write_openmetrics
+    end = 1_800_000_000.0
+    write_openmetrics("case-study", str(tmp_path / "a.om"), end=end, duration=590)     # off the step: no tail shows
+    write_openmetrics("case-study", str(tmp_path / "b.om"), 1, 60.0, end, 590, None, 0.0, 15.0)
+
+    def simulated(name):        # the samples of the scenario (the exporter's own are measured here)
+        return [line for line in (tmp_path / name).read_text().splitlines() if not line.startswith("aix_exporter_")]
+    assert simulated("a.om") == simulated("b.om")
+    write_openmetrics("case-study", str(tmp_path / "c.om"), 2, 60.0, end, 590, None, 0.0, 15.0)
+    assert simulated("c.om") != simulated("a.om")     # the seed shows
