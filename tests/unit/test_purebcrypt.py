@@ -47,6 +47,7 @@ def test_same_hashes_as_the_compiled_module(cost):
     (b"$2b$10$short", "not a bcrypt hash"),
     (b"$2x$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "not a bcrypt hash"),
     (b"$2a$03$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "cost 3 is outside 4..31"),
+    (b"$2a$32$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "cost 32 is outside 4..31"),
     (b"$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOe", "not a bcrypt hash"),
     (b"$2a$05$CCCCCCCCCCCCCCCCCCCCC!E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "not a bcrypt hash"),
 ])
@@ -71,3 +72,9 @@ def test_the_bcrypt_alphabet_without_padding():
     assert purebcrypt._encode(b"\x00\x00\x17") == b"...V"
     assert purebcrypt._encode(b"\xff") == b"9u"                  # 111111 11(0000): 63, 48 and no '='
     assert purebcrypt._decode(b"...V", 3) == b"\x00\x00\x17"
+
+
+def test_a_hash_of_cost_31_is_read():
+    cost, salt, checksum = purebcrypt.parse(b"$2a$31$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW")
+    assert (cost, len(salt), checksum) == (31, 16, b"E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW")
+
