@@ -94,3 +94,9 @@ def test_a_ps_line_of_five_fields_is_a_process():
         with open(os.path.join(d, "ps_env.txt"), "w") as fh:
             fh.write("  PID    TTY STAT  TIME COMMAND\n 12 - A 0:00 /usr/bin/dsmserv\n 13 - A 0:00\n")
         assert standin._monitored(d) == [("12", "dsmserv")]
+
+
+def test_a_ps_eww_replay_with_bytes_that_are_not_utf8_still_lists_its_processes(tmp_path):
+    (tmp_path / "ps_env.txt").write_bytes(b"      PID    TTY STAT  TIME COMMAND\n"
+                                          b"  2687182      - A    12:00 /usr/tivoli/tsm/server/bin/dsmserv \xff\xfe\n")
+    assert standin._monitored(str(tmp_path)) == [("2687182", "dsmserv")]

@@ -654,3 +654,28 @@ def test_a_connection_lost_before_its_handler_ran_is_no_longer_counted():
         return t
     asyncio.run(go())
     assert server._connections == set()
+
+
+def test_tls_handshakes_in_progress_are_bounded_and_a_stalled_one_makes_room(running, monkeypatch, server_cert):
+    import ssl
+    monkeypatch.setattr(web, "MAX_HANDSHAKES", 2)
+    config = FakeWebConfig()
+    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    config.ssl_context.load_cert_chain(*server_cert)
+    r = running(web_config=config)
+    a, b = r.connect(), r.connect()          # TCP only: each handshake waits for a hello that never comes
+    socks = [a, b]
+    try:
+        wait_while(lambda: len(r.server._handshaking) < 2)
+        first = list(r.server._handshaking)
+        socks.append(r.connect())            # both young (under HANDSHAKE_GRACE): this one is closed at once
+        assert closed(socks[-1]) and list(r.server._handshaking) == first
+        monkeypatch.setattr(web, "HANDSHAKE_GRACE", 0.0)    # now both count as stalled
+        socks.append(r.connect())            # ... and a new one ends the oldest, taking its place
+        assert closed(a)
+        wait_while(lambda: first[0] in r.server._handshaking or len(r.server._handshaking) < 2)
+        assert len(r.server._handshaking) == 2 and first[1] in r.server._handshaking
+        assert first[0] not in r.server._handshaking
+    finally:
+        for s in socks:
+            s.close()
