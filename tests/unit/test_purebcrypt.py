@@ -78,3 +78,10 @@ def test_a_hash_of_cost_31_is_read():
     cost, salt, checksum = purebcrypt.parse(b"$2a$31$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW")
     assert (cost, len(salt), checksum) == (31, 16, b"E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW")
 
+
+def test_a_password_is_read_up_to_72_bytes_as_bcrypt_does():
+    salt = bytes(range(16))
+    at_72 = purebcrypt.hashpw(b"a" * 72, salt, 4)
+    assert purebcrypt.hashpw(b"a" * 72 + b"X", salt, 4) == at_72 == purebcrypt.hashpw(b"a" * 72 + b"YZ", salt, 4)
+    assert purebcrypt.hashpw(b"a" * 71, salt, 4) != at_72
+

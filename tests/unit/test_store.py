@@ -20,6 +20,19 @@ def test_durations_as_the_stores_write_them(text, unit, seconds):
 def test_a_duration_that_is_not_one_is_an_error():
     with pytest.raises(store.StoreError, match="cannot read the duration"):
         store.duration("15 days")
+    for text in ("15dx", "x15d", "15d 2h"):      # units read, but not all of the text
+        with pytest.raises(store.StoreError) as e:
+            store.duration(text)
+        assert str(e.value) == f"cannot read the duration {text!r}"
+
+
+def test_the_age_checks_from_both_sides_of_their_edges():
+    vm = store.Store("http://vm:8428", "victoriametrics", 31 * DAY, "-retentionPeriod=1")
+    assert vm.keeps(NOW - (31 * DAY - 3600), now=NOW) is None              # exactly an hour inside: kept
+    assert vm.keeps(NOW - (31 * DAY - 3599), now=NOW) is not None          # a second less
+    p = store.Store("http://p:9090", "prometheus", 3650 * DAY, "--storage.tsdb.retention.time=10y", 5400)
+    assert p.keeps(NOW - 5400, now=NOW) is None                            # exactly the head block's reach
+    assert p.keeps(NOW - 5401, now=NOW) is not None
 
 
 def test_victoria_metrics_keeping_a_month_refuses_a_2016_history():
