@@ -270,3 +270,11 @@ def test_a_structure_python_cannot_use_is_a_malformed_configuration(tmp_path):
     with pytest.raises(ConfigError) as e:
         webconfig.load(str(p))
     assert str(e.value).startswith(f"{p}: malformed web configuration: ")
+
+
+@pytest.mark.parametrize("prefix", ["$2a$", "$2b$", "$2y$"])
+def test_each_bcrypt_prefix_is_taken(tmp_path, prefix):
+    """htpasswd -B writes $2y$, Python's bcrypt $2b$, older tools $2a$: each is the same bcrypt."""
+    hashed = prefix + "05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
+    wc = load(tmp_path, f"basic_auth_users:\n  prometheus: '{hashed}'\n")
+    assert wc.users == {"prometheus": hashed.encode()}
