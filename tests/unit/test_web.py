@@ -243,6 +243,8 @@ def test_a_request_head_over_1_mib_gets_431_and_one_under_it_is_served(running):
     with r.connect() as s:
         status, h, body = request(s, headers=[("X-Pad", "a" * 1_100_000)])
         assert (status, body, h["connection"]) == (431, b"request header fields too large\n", "close")
+        assert (h["content-type"], h["content-length"], h["server"]) == (
+            "text/plain; charset=utf-8", "32", web.SERVER.decode())
         assert closed(s)
 
 
@@ -679,3 +681,21 @@ def test_tls_handshakes_in_progress_are_bounded_and_a_stalled_one_makes_room(run
     finally:
         for s in socks:
             s.close()
+
+
+def test_the_heads_budget_is_refused_only_past_its_last_byte(running, monkeypatch):
+    monkeypatch.setattr(web, "MAX_TOTAL_HEAD_BYTES", 100)
+    r = running(header_timeout=60.0)
+    head = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Pad: "
+    with r.connect() as s:
+        s.sendall(head + b"a" * (100 - len(head)))          # exactly the budget, the head not complete yet
+        wait_while(lambda: r.server._head_bytes < 100)
+        assert r.server._head_bytes == 100
+        s.setblocking(False)
+        time.sleep(0.3)
+        with pytest.raises(BlockingIOError):                 # not answered: still within the budget
+            s.recv(1)
+        s.setblocking(True)
+        s.sendall(b"a")                                      # one byte past it
+        assert read_response(s)[::2] == (503, b"too many request heads in progress\n")
+
