@@ -171,3 +171,13 @@ def test_the_history_writers_defaults_are_the_simulate_commands(tmp_path):
     assert simulated("a.om") == simulated("b.om")
     write_openmetrics("case-study", str(tmp_path / "c.om"), 2, 60.0, end, 590, None, 0.0, 15.0)
     assert simulated("c.om") != simulated("a.om")     # the seed shows
+
+
+def test_a_second_sample_at_a_series_last_time_is_dropped(tmp_path):
+    with Writer() as w:
+        a = w.series("m", "gauge", "M.", "m", {"k": "a"})
+        assert w.add_snapshot(5.0, [(a, 1)]) == 1
+        assert w.add_snapshot(5.0, [(a, 2)]) == 0 and w.dropped == 1        # the same instant again
+        assert w.close(str(tmp_path / "h.om")) == 1
+    assert (tmp_path / "h.om").read_text().splitlines()[2:] == ['m{k="a"} 1 5.000', "# EOF"]
+

@@ -191,6 +191,7 @@ def test_victoria_metrics_gets_the_samples_in_batches_and_a_flush(stub, tmp_path
                       b'aix_x{instance="a:1",job="aix",q="say \\"hi\\""} 1.5 1800000000000\n'
                       b'aix_x{instance="a:1",job="aix",q="say \\"hi\\""} 2 1800000060000\n'),
                      ("/api/v1/import/prometheus", b'aix_y_total{instance="a:1",job="aix"} 7 1800000000500\n')]
+    assert {h["Content-Type"] for m, _, _, h in Stub.seen if m == "POST"} == {"text/plain"}
     assert Stub.seen[-1][:2] == ("GET", "/internal/force_flush")
     Stub.routes = {"/api/v1/import/prometheus": (204, b"")}                 # a store that refuses the flush
     assert store.write(vm, str(tmp_path / "h.om")) == 3
@@ -335,3 +336,12 @@ def test_a_long_error_body_is_cut_at_500_bytes(stub, tmp_path):
     with pytest.raises(store.StoreError) as e:
         store.write(store.Store(stub, "victoriametrics", None, ""), str(tmp_path / "h.om"))
     assert str(e.value) == f"{stub}/api/v1/import/prometheus: HTTP 400: " + "e" * 499 + "X"
+
+
+def test_an_error_body_that_is_not_utf8_is_shown_replaced(stub, tmp_path):
+    (tmp_path / "h.om").write_text('m{a="b"} 1 1.000\n')
+    Stub.routes = {"/api/v1/import/prometheus": (400, b"bad sample \xff here")}
+    with pytest.raises(store.StoreError) as e:
+        store.write(store.Store(stub, "victoriametrics", None, ""), str(tmp_path / "h.om"))
+    assert str(e.value) == f"{stub}/api/v1/import/prometheus: HTTP 400: bad sample \ufffd here"
+
