@@ -115,3 +115,17 @@ def test_sections_not_mapped_are_grouped_with_their_reason():
     assert mapping.unmapped("DISKBUSY") == ("DISK*", "disk rows: no live disk metric")
     assert mapping.unmapped("CPU07") == ("CPU*", "per-CPU rows")
     assert mapping.unmapped("NEWTHING") == ("NEWTHING", "no live metric of that meaning")
+
+
+def test_a_page_size_row_without_its_free_frames_gives_only_the_pool():
+    assert by_name(mapping.samples({"MEMPAGES16MB": {"numframes": 4.0}, "MEMPAGES4KB": {"numfrb": 1.0}}, {}, {})) == {
+        ("aix_memory_page_pool_size_bytes", (("psize", "16M"),)): 4 * 16777216}
+
+
+def test_each_imported_family_has_its_type():
+    vmo = mapping.vmo_tunables(["lgpg_regions              200     0      300     0      8E-1"])
+    rows = {"CPU_ALL": {"User%": 1.0}, "MEMPAGES16MB": {"numframes": 4.0, "numfrb": 1.0, "pgexct": 2.0}}
+    assert {(s.series.family, s.series.type) for s in mapping.samples(rows, vmo, {})} == {
+        ("aix_vmstat_cpu_ratio", "gauge"), ("aix_memory_page_inuse_bytes", "gauge"),
+        ("aix_memory_page_pool_size_bytes", "gauge"), ("aix_memory_page_faults", "counter"),
+        ("aix_vmo_tunable", "gauge")}
