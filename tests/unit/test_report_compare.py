@@ -544,6 +544,12 @@ def test_system_per_user_cpu_unchanged_or_not_judged():
     assert refused.endswith("Not judged, the data cannot support it: System / user CPU (before: counter reset).")
 
 
+def test_a_pin_miss_ratio_the_data_cannot_support_is_not_told():
+    refused = comparison({"pin_miss": (0.25, 0.01)}, problems={"pin_miss": ([], ["counter reset"])}).verdict()
+    assert refused == ("No deciding figure can be judged from this data. Not judged, the data cannot support it: "
+                       "pin_seg_range lock miss ratio (after: counter reset).")
+
+
 def test_two_better_and_one_worse_are_listed():
     cmp = comparison({"tape": (100.0, 200.0), "sys_per_user": (4.0, 1.0), "pin_miss": (0.01, 0.02)})
     assert "Better: Tape throughput, read + written, System / user CPU. Worse: pin_seg_range lock miss ratio." in \
