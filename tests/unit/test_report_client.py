@@ -218,3 +218,15 @@ def test_a_range_keeps_series_apart_by_their_labels_and_refuses_one_without_valu
     with pytest.raises(ReportError) as e:
         Prometheus(stub).range("novalues", END - 120, END, 60)
     assert str(e.value) == f"{stub}: not a Prometheus API answer (a series without metric and values)"
+
+
+def test_the_url_loses_its_trailing_slash_only():
+    assert Prometheus("http://PROMX/").url == "http://PROMX"        # an upper-case host name, as AIX shops name them
+    assert Prometheus("http://p:9090/prom/").url == "http://p:9090/prom"
+
+
+def test_a_prometheus_that_cannot_be_reached_is_one_line():
+    with pytest.raises(ReportError) as e:
+        Prometheus("http://127.0.0.1:9", timeout=5).scalar("up", END)     # (the discard port: nothing listens)
+    assert str(e.value).startswith("http://127.0.0.1:9: URLError: <urlopen error [Errno 111] Connection refused>")
+

@@ -544,6 +544,14 @@ def test_system_per_user_cpu_unchanged_or_not_judged():
     assert refused.endswith("Not judged, the data cannot support it: System / user CPU (before: counter reset).")
 
 
+def test_system_and_user_cpu_that_moved_alike_keep_their_split():
+    assert comparison({"user": (10.0, 20.0), "sys": (20.0, 40.0)}).verdict() == (
+        "No deciding figure can be judged from this data. System CPU went from 20.0 % to 40.0 % and user CPU "
+        "from 10.0 % to 20.0 %: their split is unchanged.")
+    assert comparison({"user": (10.0, 30.0), "sys": (20.0, 40.0)}).verdict().endswith(
+        "more of the CPU is the application's own work.")
+
+
 def test_a_pin_miss_ratio_the_data_cannot_support_is_not_told():
     refused = comparison({"pin_miss": (0.25, 0.01)}, problems={"pin_miss": ([], ["counter reset"])}).verdict()
     assert refused == ("No deciding figure can be judged from this data. Not judged, the data cannot support it: "

@@ -211,7 +211,8 @@ class Comparison:
         said = set()
         if user.ratio is not None and sys_.ratio is not None and abs(sys_.ratio - 1) >= SAME_BAND:
             share = ("more of the CPU is the application's own work" if user.ratio > sys_.ratio
-                     else "the kernel's share of the CPU grew")
+                     else "the kernel's share of the CPU grew" if user.ratio < sys_.ratio
+                     else "their split is unchanged")
             parts.append(f"System CPU went from {sys_.fmt(sys_.before)} % to {sys_.fmt(sys_.after)} % and user CPU "
                          f"from {user.fmt(user.before)} % to {user.fmt(user.after)} %: {share}.")
             said.add("sys")
