@@ -699,3 +699,21 @@ def test_the_heads_budget_is_refused_only_past_its_last_byte(running, monkeypatc
         s.sendall(b"a")                                      # one byte past it
         assert read_response(s)[::2] == (503, b"too many request heads in progress\n")
 
+
+
+def test_a_tls_client_that_closes_its_side_is_closed_without_asyncio_warnings(running, monkeypatch, server_cert,
+                                                                               caplog):
+    import ssl
+    monkeypatch.delattr(asyncio.StreamWriter, "start_tls", raising=False)   # the loop's start_tls (before 3.11)
+    config = FakeWebConfig()
+    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    config.ssl_context.load_cert_chain(*server_cert)
+    r = running(web_config=config)
+    caplog.set_level("WARNING", logger="asyncio")
+    client = ssl.create_default_context(cafile=str(server_cert[0]))
+    with client.wrap_socket(r.connect(), server_hostname="127.0.0.1") as s:
+        assert request(s)[0] == 200
+        s.unwrap().shutdown(socket.SHUT_WR)       # TLS close_notify, then the client's end of the stream
+        assert closed(s)
+    wait_while(lambda: r.server._connections)
+    assert [x.getMessage() for x in caplog.records if x.name == "asyncio"] == []
