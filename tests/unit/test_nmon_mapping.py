@@ -46,6 +46,11 @@ def test_each_page_size_in_bytes_and_the_fixed_pools():
         ("aix_memory_page_pool_size_bytes", (("psize", "16G"),)): 4 * 16 * GIB}
 
 
+def test_an_event_column_missing_leaves_the_others_counted():
+    assert by_name(mapping.samples({"MEMPAGES4KB": {"pageouts": 2.0}}, {}, {})) == {
+        ("aix_memory_page_outs_total", (("psize", "4K"),)): 2.0}
+
+
 def test_event_counts_run_on_from_snapshot_to_snapshot():
     counters = {}
     first = by_name(mapping.samples({"MEMPAGES4KB": {"pgexct": 10.0, "pageins": 1.0}}, {}, counters))
@@ -59,6 +64,7 @@ def test_event_counts_run_on_from_snapshot_to_snapshot():
 
 def test_the_vmo_tunables_of_bbbp_current_and_boot():
     vmo = mapping.vmo_tunables(['lgpg_regions              200     0      300     0      8E-1', '" lgpg_regions 9 9 9"',
+                                ' lgpg_regions 9 9 9 9 D',      # indented: a dependency line, not the tunable's row
                                 'lgpg_size                 16M     0      16M     0      16G   bytes'])
     assert vmo == {"lgpg_regions": {"current": 200, "boot": 300}, "lgpg_size": {"current": 16 << 20, "boot": 16 << 20}}
     assert by_name(mapping.samples({}, vmo, {})) == {

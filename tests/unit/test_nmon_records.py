@@ -172,3 +172,29 @@ def test_a_last_field_ending_in_x_or_a_quoted_x_keeps_it():
     got, _ = read(b'AAA,host,tsmsrvX\r\nBBBP,001,vmo -L,"X"\nBBBP,002,vmo -L,"Xlgpg_regions X"\n')
     assert [f for f, _ in got] == [["AAA", "host", "tsmsrvX"], ["BBBP", "001", "vmo -L", "X"],
                                    ["BBBP", "002", "vmo -L", "Xlgpg_regions X"]]
+
+
+def test_a_list_of_one_line_ending_in_x_is_read():
+    assert records_of(["AAA,host,tsmX\n"]) == [["AAA", "host", "tsmX"]]       # a last batch of one line
+
+
+def test_blocks_of_blank_lines_before_the_first_line(monkeypatch):
+    monkeypatch.setattr(records, "_BLOCK_LINES", 2)
+    assert records_of(["\n", "\n", "\n", "AAA,host,x\n"]) == [["AAA", "host", "x"]]
+
+
+def test_the_size_limit_counts_every_piece_read(monkeypatch):
+    data = recording(100)
+    monkeypatch.setattr(records, "_BLOCK_BYTES", 7)                          # read 7 bytes at a time
+    monkeypatch.setattr(records, "MAX_RECORDING_BYTES", len(data))
+    assert len(read(data)[0]) == 3
+    with pytest.raises(records.NmonError) as e:
+        read(data + b"\n")
+    assert str(e.value) == f"more than {len(data)} bytes decompressed: not an nmon recording (or a compression bomb)"
+
+
+def test_a_line_of_exactly_the_limit_left_over_at_a_blocks_end_waits_for_its_end(monkeypatch):
+    monkeypatch.setattr(records, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(records, "_BLOCK_BYTES", len("AAA,progname,nmon\n") + 64)   # the block ends where it does
+    got, _ = read(recording(64))
+    assert [len(",".join(f)) for f, _ in got] == [len("AAA,progname,nmon"), 64, len("ZZZZ,T0001,x")]
