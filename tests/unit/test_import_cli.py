@@ -123,6 +123,8 @@ class Ran:
 
     def __call__(self, argv, **kw):
         self.argv.append(argv)
+        if not kw.get("capture_output"):
+            return subprocess.CompletedProcess(argv, self.code, None, None)   # its output went to the terminal
         if kw.get("text"):
             return subprocess.CompletedProcess(argv, self.code, "", self.stderr)
         return subprocess.CompletedProcess(argv, self.code, b"", self.stderr.encode())   # as subprocess answers
@@ -288,6 +290,7 @@ def test_progress_on_a_terminal_every_50_snapshots(tmp_path, monkeypatch, lines_
     monkeypatch.setattr(importing.sys, "stderr", term)
     assert imp("--out", str(tmp_path / "h.om"), str(path)) == 0
     assert term.text == "\r  file 1/1, 50 snapshots\r  file 1/1, 100 snapshots\r"
+    assert term.flushed == "\r  file 1/1, 50 snapshots\r  file 1/1, 100 snapshots"   # each shown as written
 
 
 def test_an_unreadable_file_is_one_line(tmp_path, capsys, lines_format):  # noqa: F811
@@ -396,6 +399,11 @@ def test_backfill_rules_failures_are_one_line(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError) as e:
         importing.backfill_rules(str(tmp_path), ["r.yml"], 0, 60)
     assert str(e.value) == 'promtool failed: group "aix": bad expression'
+    monkeypatch.setattr(importing.subprocess, "run", lambda argv, **kw: subprocess.CompletedProcess(
+        argv, 1, "", "e" * 499 + "XY"))
+    with pytest.raises(RuntimeError) as e:
+        importing.backfill_rules(str(tmp_path), ["r.yml"], 0, 60)
+    assert str(e.value) == "promtool failed: " + "e" * 499 + "X"             # its first 500 characters
 
 
 @pytest.mark.skipif(not __import__("shutil").which("promtool"), reason="needs Debian's prometheus (promtool)")

@@ -22,6 +22,8 @@ MALFORMED = {
     "nodata": b'{"status": "success"}',
     "novalue": b'{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}}]}}',
     "errstatus": b'{"status": "error", "errorType": "bad_data", "error": "parse  error\\n at char 3"}',
+    "longerror": b'{"status": "error", "error": "' + b"e" * 299 + b'XY"}',
+    "badbytes": b"<html>\xff</html>",
 }
 
 
@@ -165,6 +167,8 @@ def test_malformed_answers_are_one_line_each(stub):
         "nodata": f"{stub}: not a Prometheus API answer (no data.result list)",
         "novalue": f"{stub}: not a Prometheus API answer (a sample without a value)",
         "errstatus": f"{stub}: parse error at char 3",
+        "longerror": f"{stub}: " + "e" * 299 + "X",                       # its first 300 characters
+        "badbytes": f"{stub}: not a Prometheus API answer (not JSON): '<html>\ufffd</html>'",
     }
     for query, message in want.items():
         with pytest.raises(ReportError) as e:
