@@ -169,6 +169,9 @@ def test_an_imported_history_of_today_is_one_day_old(rec, tmp_path, capsys, monk
     assert imp("--tsdb", str(tmp_path / "db"), "--out", str(tmp_path / "h.om"), str(rec)) == 0
     out = capsys.readouterr().out
     assert "The oldest sample is 1 days old: keep --storage.tsdb.retention.time above 1d" in out
+    monkeypatch.setattr(importing.time, "time", lambda: 1_800_000_000.0 + DAY)    # exactly a day old
+    assert imp("--tsdb", str(tmp_path / "db"), "--out", str(tmp_path / "h.om"), str(rec)) == 0
+    assert "The oldest sample is 2 days old: keep --storage.tsdb.retention.time above 2d" in capsys.readouterr().out
     assert out.splitlines()[0].endswith(f" to {tmp_path / 'h.om'}") and (tmp_path / "h.om").exists()
 
 

@@ -170,3 +170,34 @@ def test_a_replay_without_the_server_running_has_every_other_command(tmp_path):
                        "tsm_processes", "tsm_sessions", "tsm_mounts", "tsm_summary"]
     assert sorted(os.listdir(tmp_path)) == sorted(f"{k}.txt" for k in written)
 
+
+
+def test_backfilled_into_a_folder_that_exists_backfills_the_rules_over_the_longest_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(simulate.shutil, "which", lambda name: "/usr/bin/promtool" if name == "promtool" else None)
+    asked = []
+    monkeypatch.setattr(simulate.importing, "backfill_rules", lambda *a: asked.append(a))
+    simulate.backfilled(str(tmp_path), [], 1_800_000_000.0, ["r.yml"])      # no run: the rules over no history
+    assert asked == [(str(tmp_path), ["r.yml"], 1_799_999_940, 1_800_000_000)]
+
+
+def test_a_failing_promtool_is_quoted_by_its_last_500_characters(tmp_path, monkeypatch):
+    import subprocess
+    monkeypatch.setattr(simulate.shutil, "which", lambda name: "/usr/bin/promtool" if name == "promtool" else None)
+    monkeypatch.setattr(simulate.subprocess, "run", lambda argv, **kw: subprocess.CompletedProcess(
+        argv, 1, "", "START" + "e" * 499 + "Z\n"))
+    with pytest.raises(RuntimeError) as e:
+        simulate.backfilled(str(tmp_path / "db"), [("steady", 60, None)], 1_800_000_000.0, [])
+    assert str(e.value) == "promtool tsdb create-blocks-from failed: " + "e" * 499 + "Z"
+
+
+def test_the_simulate_commands_defaults_and_target(tmp_path, capsys):
+    end = "1800000000"
+    assert simulate.main(["--scenario", "case-study", "--openmetrics", str(tmp_path / "a.om"), "--end", end,
+                          "--duration", "590", "--target", "job=aix,site=a=b"]) == 0
+    simulate.write_openmetrics("case-study", str(tmp_path / "b.om"), 1, 60.0, 1_800_000_000.0, 590,
+                               {"job": "aix", "site": "a=b"}, 0.0, 15.0)
+
+    def simulated(name):        # the scenario's samples (the exporter's own are measured here)
+        return [line for line in (tmp_path / name).read_text().splitlines() if not line.startswith("aix_exporter_")]
+    assert simulated("a.om") == simulated("b.om")                # --seed 1 and no --tail by default
+    assert 'site="a=b"' in (tmp_path / "a.om").read_text()

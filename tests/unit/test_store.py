@@ -113,6 +113,7 @@ VM_METRICS = b'vm_app_version{version="victoria-metrics-20231212"} 1\nflag{name=
     (VM_METRICS, 36500 * DAY, "-retentionPeriod=100y"),
     (b'vm_app_version{version="v"} 1\nflag{name="retentionPeriod",value="3"} 1\n', 93 * DAY, "-retentionPeriod=3"),
     (b'vm_app_version{version="v"} 1\n', 31 * DAY, "-retentionPeriod=1"),          # its default: a month
+    (b'# \xff\nvm_app_version{version="v"} 1\n', 31 * DAY, "-retentionPeriod=1"),  # a byte that is not UTF-8
 ])
 def test_victoria_metrics_is_known_by_its_metrics_and_its_retention_read(stub, metrics, retention, flag):
     Stub.routes = {"/metrics": (200, metrics)}
@@ -339,4 +340,13 @@ def test_a_long_error_body_is_cut_at_500_bytes(stub, tmp_path):
     with pytest.raises(store.StoreError) as e:
         store.write(store.Store(stub, "victoriametrics", None, ""), str(tmp_path / "h.om"))
     assert str(e.value) == f"{stub}/api/v1/import/prometheus: HTTP 400: " + "e" * 499 + "X"
+
+
+def test_a_store_that_cannot_be_reached_is_named_without_its_trailing_slash(monkeypatch):
+    def unreachable(url, timeout=30.0):
+        raise OSError("connection refused")
+    monkeypatch.setattr(store, "_get", unreachable)
+    with pytest.raises(store.StoreError) as e:
+        store.connect("http://VMX/")                         # an upper-case host name, as AIX shops name them
+    assert str(e.value) == "http://VMX: cannot reach the store: connection refused"
 

@@ -141,3 +141,15 @@ def test_a_log_with_undecodable_bytes_is_read_for_the_reason(tmp_path, monkeypat
         with tempprom.serve(str(tmp_path)):
             pass
     assert str(e.value) == f"a temporary Prometheus on {tmp_path} did not start: bad \ufffd flag"
+
+
+def test_a_prometheus_that_cannot_start_is_quoted_by_the_last_400_characters_of_its_log(tmp_path, monkeypatch):
+    fake = tmp_path / "prometheus"
+    fake.write_text("#!/bin/sh\nprintf '%s' \"" + "x" * 500 + "END\"\nexit 1\n")   # says much, then ends
+    fake.chmod(0o755)
+    monkeypatch.setattr(tempprom.shutil, "which", lambda name: str(fake) if name == "prometheus" else None)
+    (tmp_path / "db").mkdir()
+    with pytest.raises(tempprom.TempPrometheusError) as e:
+        with tempprom.serve(str(tmp_path / "db")):
+            pass
+    assert str(e.value) == f"a temporary Prometheus on {tmp_path / 'db'} did not start: " + "x" * 397 + "END"
