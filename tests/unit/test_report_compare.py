@@ -304,6 +304,13 @@ def test_a_short_16m_run_is_kept_whole():
     assert (before.start, before.end, after.start, after.end) == (600, 6600, 7260, 9000)
 
 
+def test_runs_at_unix_times_are_trimmed_by_their_length():
+    t0 = 1_800_000_000
+    runs = [(0, t0, t0 + 1740), (1, t0 + 1800, t0 + 9000)]            # a short 4 KB run: kept whole
+    before, after, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", t0, t0 + 9000, 600)
+    assert (before.start, before.end, after.start, after.end) == (t0, t0 + 1740, t0 + 2400, t0 + 8400)
+
+
 def test_auto_trims_only_runs_longer_than_three_margins():
     # the 4 KB run is exactly 3 margins long (kept whole), the 16 MB run a minute longer (trimmed)
     runs = [(0, 0, 1800), (1, 1860, 3720)]
@@ -351,6 +358,11 @@ def test_coverage_of_a_window():
     assert c.coverage([0, 10, 20, 3600], 0, 3600) == 1 - 3570 / 3600           # the median spacing rules
     # an empty head and an empty tail both count
     assert c.coverage(list(range(600, 3001, 60)), 0, 3600) == 1 - 1080 / 3600
+
+
+def test_coverage_of_a_window_shorter_than_two_seconds():
+    # a 1.5 s window sampled 3 times in its first 0.2 s: 1.2 s missing of 1.5 (the floor is 1 s, not more)
+    assert c.coverage([0, 0.1, 0.2], 0, 1.5) == pytest.approx(1 - 1.2 / 1.5)
 
 
 def test_coverage_of_a_window_at_real_times():

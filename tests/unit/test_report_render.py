@@ -201,3 +201,32 @@ def test_the_markdown_table_head_and_the_closing_line():
     i = lines.index("| figure | unit | before | after | after/before | verdict | what it means |")
     assert lines[i + 1] == "|---|---|---:|---:|---:|---|---|"
     assert lines[-2] == "" and lines[-1].startswith("Times in UTC. ")
+
+
+def test_plot_times_in_the_machines_zone_stay_in_order_across_the_autumn_clock_change(monkeypatch):
+    import time
+    monkeypatch.setenv("TZ", "Europe/Berlin")           # 2026-10-25: 03:00 CEST becomes 02:00 CET
+    time.tzset()
+    try:
+        t0 = 1_792_886_400                              # 2026-10-25 00:00 UTC, 02:00 CEST
+        c = Comparison("a", Window(t0, t0 + 3600), Window(t0 + 3600, t0 + 7200), [], tz=None,
+                       series={"tape": ("T", [("tape", [(t0 + k * 1800, 1.0 + k) for k in range(5)])])})
+        (_, svg), = render.plots(c)
+        path = re.search(r'<path d="M ([^"]+)"[^>]*style="fill: none; stroke: #1f77b4', svg, re.S).group(1)
+        xs = [float(p.split()[0]) for p in path.replace("L", "\n").splitlines() if p.strip()]
+        assert xs == [54.0, 184.5, 315.0, 445.5, 576.0]     # every half hour a step right, the repeated hour too
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_every_plot_draws_its_lines_title_and_legend_as_reviewed():
+    c = comparison({"tape": ("Tape MiB/s", [("tape", [(0, 100.0), (10800, 110.0)])])})
+    (_, svg), = render.plots(c)
+    assert 'clip-path="url(#' in svg and "stroke: #1f77b4; stroke-width: 1.2; stroke-linecap: square" in svg  # 1.2 pt
+    # the regime change: 1 pt, dashed (matplotlib scales the dashes with the width)
+    assert 'style="fill: none; stroke-dasharray: 3.7,1.6; stroke-dashoffset: 0; stroke: #1f2937"' in svg
+    assert _at(svg, "Tape MiB/s")[2] == 0.1                                          # the title: 10 pt
+    assert re.search(r'<g id="legend_1">\s*<g id="line2d_', svg)                     # no frame around the legend
+    x, y, _ = _at(svg, "before window")                                             # at the axes' corner, no pad
+    assert (x, y) == (pytest.approx(603.62, abs=1), pytest.approx(42.81, abs=1))
