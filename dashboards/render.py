@@ -377,9 +377,20 @@ def page_url(base: str, name: str, variables: dict) -> str:
     return f"{base}/projects/{PROJECT}/dashboards/{name}?" + "&".join(f"{k}={urllib.parse.quote(v)}" for k, v in q)
 
 
+# A browser request that failed in transport (the panel says "Failed to fetch": Perses' proxy
+# dropped it on a loaded machine) is not what the dashboard shows: the page is drawn again, at
+# most SHOTS times in all. A query's own error (bad PromQL) is drawn once and reported.
+TRANSPORT_ERROR = "Failed to fetch"
+SHOTS = 3
+
+
 def render_one(tools: Tools, base: str, name: str, d: dict, png: str) -> list:
     """Screenshot of one dashboard into ``png``; returns what each panel shows."""
-    return shoot(tools, page_url(base, name, {}), png, layout_height(d))
+    for _ in range(SHOTS):
+        panels = shoot(tools, page_url(base, name, {}), png, layout_height(d))
+        if not any(p["error"] and TRANSPORT_ERROR in p["text"] for p in panels):
+            break
+    return panels
 
 
 def render_all(out: str, cache: str | None = None, log=print, extra: dict | None = None) -> dict:

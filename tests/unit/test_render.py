@@ -118,3 +118,21 @@ def test_the_measured_panel_boxes_are_those_listed():
         {"title": "Collector duration", "box": {"x": 800.5, "y": 1500, "width": 700, "height": 270}},
         {"title": "CPU (vmstat)", "box": {"x": 10, "y": 150, "width": 700, "height": 270}}]}
     assert render.measured_boxes(result) == [(800, 1500, 1501, 1771)]
+
+
+def test_a_page_whose_request_failed_in_transport_is_drawn_again_a_query_error_is_not(monkeypatch):
+    shots = []
+
+    def shoot(tools, url, png, height):
+        shots.append(url)
+        return pages.pop(0)
+    monkeypatch.setattr(render, "shoot", shoot)
+    monkeypatch.setattr(render, "layout_height", lambda d: 600)
+    dropped, drawn = [shown("CPU", text="Failed to fetch", error=True)], [shown("CPU")]
+    pages = [dropped, dropped, drawn]
+    assert render.render_one(None, "http://p", "aix-x", {}, "x.png") == drawn and len(shots) == 3
+    pages, shots[:] = [dropped, dropped, dropped, drawn], []
+    assert render.render_one(None, "http://p", "aix-x", {}, "x.png") == dropped and len(shots) == 3   # at most 3
+    bad_query = [shown("CPU", text="bad_data: 1:5: parse error: unclosed left parenthesis", error=True)]
+    pages, shots[:] = [bad_query, drawn], []
+    assert render.render_one(None, "http://p", "aix-x", {}, "x.png") == bad_query and len(shots) == 1
