@@ -386,8 +386,9 @@ SHOTS = 3
 
 def render_one(tools: Tools, base: str, name: str, d: dict, png: str) -> list:
     """Screenshot of one dashboard into ``png``; returns what each panel shows."""
+    url, height = page_url(base, name, {}), layout_height(d)
     for _ in range(SHOTS):
-        panels = shoot(tools, page_url(base, name, {}), png, layout_height(d))
+        panels = shoot(tools, url, png, height)
         if not any(p["error"] and TRANSPORT_ERROR in p["text"] for p in panels):
             break
     return panels

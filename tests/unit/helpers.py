@@ -1,3 +1,8 @@
+import contextlib
+import os
+import time
+
+
 def samples(families):
     """{(name, ((label, value), ...)): value} for easy assertions."""
     return {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families for s in f.samples}
@@ -45,3 +50,31 @@ def serving(handler):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+@contextlib.contextmanager
+def local_zone(name: str):
+    """The process's local time zone set to ``name`` (TZ, tzset) inside the block, then put back:
+    for code that shows times in the machine's zone, on a machine whose zone is UTC."""
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = name
+    time.tzset()
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+
+
+def promtool_only(name):
+    """shutil.which with only promtool on PATH."""
+    return "/usr/bin/promtool" if name == "promtool" else None
+
+
+def simulated_lines(path) -> list:
+    """The lines of an OpenMetrics history but the exporter's own samples, which are measured
+    on this machine (collector durations) and so differ from run to run."""
+    return [line for line in open(path, encoding="utf-8").read().splitlines() if not line.startswith("aix_exporter_")]

@@ -456,21 +456,12 @@ def test_failures_are_logged_by_the_aix_exporter_logger(caplog):
     assert [r.name for r in caplog.records if r.levelname == "ERROR"] == ["aix_exporter"]
 
 
-class Monotonic:
-    """A stand-in for the exporter's monotonic clock: ``t`` seconds, moved by the test."""
-
-    def __init__(self, t=500.0):
-        self.t = t
-
-    def monotonic(self):
-        return self.t
-
-
 def test_a_collection_exactly_min_interval_old_is_collected_again(monkeypatch):
     import types
     from aix_exporter import exporter as ex
-    clock = Monotonic()
-    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock.monotonic, time=time.time))
+    clock = Clock()                                      # the exporter's monotonic clock, moved by the test
+    clock.t = 500.0
+    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock, time=time.time))
     e = Exporter(FakeSource(), [Good(SETTINGS)], min_interval=60)
     assert e.scrape(deadline=2) is True                  # collected at 500.0
     clock.t = 559.5
@@ -483,8 +474,9 @@ def test_a_collection_exactly_min_interval_old_is_collected_again(monkeypatch):
 def test_a_background_collector_waits_its_period_less_the_time_its_run_took(monkeypatch):
     import types
     from aix_exporter import exporter as ex
-    clock = Monotonic(100.0)
-    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock.monotonic, time=time.time))
+    clock = Clock()
+    clock.t = 100.0
+    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock, time=time.time))
 
     class Takes3s(Slow):
         def period(self):

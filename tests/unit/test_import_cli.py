@@ -9,7 +9,7 @@ import pytest
 
 from aix_exporter.tools import importing
 from aix_exporter.tools import store as stores
-from tests.unit.helpers import Terminal
+from tests.unit.helpers import Terminal, promtool_only
 from tests.unit.test_importer_seam import lines_format  # noqa: F401 (a fixture)
 
 DAY = 86400
@@ -128,11 +128,6 @@ class Ran:
         if kw.get("text"):
             return subprocess.CompletedProcess(argv, self.code, "", self.stderr)
         return subprocess.CompletedProcess(argv, self.code, b"", self.stderr.encode())   # as subprocess answers
-
-
-def promtool_only(name):
-    """shutil.which with only promtool on PATH."""
-    return "/usr/bin/promtool" if name == "promtool" else None
 
 
 def test_tsdb_runs_promtool_in_day_blocks_and_prints_the_backfill_and_the_retention(rec, tmp_path, capsys,

@@ -1,6 +1,7 @@
 """The OpenMetrics writer behind `simulate --openmetrics` and `import nmon`: timestamps in
 seconds, each series together and in time order under one family header, repeats dropped."""
 from aix_exporter.tools.openmetrics import Writer, fmt_labels, fmt_value
+from tests.unit.helpers import simulated_lines
 
 
 def test_series_grouped_in_time_order_with_second_timestamps(tmp_path):
@@ -165,12 +166,9 @@ def test_the_history_writers_defaults_are_the_simulate_commands(tmp_path):
     end = 1_800_000_000.0
     write_openmetrics("case-study", str(tmp_path / "a.om"), end=end, duration=590)     # off the step: no tail shows
     write_openmetrics("case-study", str(tmp_path / "b.om"), 1, 60.0, end, 590, None, 0.0, 15.0)
-
-    def simulated(name):        # the samples of the scenario (the exporter's own are measured here)
-        return [line for line in (tmp_path / name).read_text().splitlines() if not line.startswith("aix_exporter_")]
-    assert simulated("a.om") == simulated("b.om")
+    assert simulated_lines(tmp_path / "a.om") == simulated_lines(tmp_path / "b.om")
     write_openmetrics("case-study", str(tmp_path / "c.om"), 2, 60.0, end, 590, None, 0.0, 15.0)
-    assert simulated("c.om") != simulated("a.om")     # the seed shows
+    assert simulated_lines(tmp_path / "c.om") != simulated_lines(tmp_path / "a.om")     # the seed shows
 
 
 def test_a_second_sample_at_a_series_last_time_is_dropped(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 
 from aix_exporter.figures import FIGURES
 from aix_exporter.report import compare as c
+from tests.unit.helpers import local_zone
 
 SEL = 'job=~"aix.*",instance="tsmsrv01:10990"'
 FIG = {f.key: f for f in FIGURES}
@@ -30,19 +31,13 @@ def test_a_ratio_exactly_at_the_band_edge_has_moved(monkeypatch):
     assert row("tape", 100.0, 124.0).verdict == "same" and row("tape", 100.0, 76.0).verdict == "same"
 
 
-def test_a_comparison_shows_its_times_in_utc_unless_given_a_zone(monkeypatch):
-    import time
-    monkeypatch.setenv("TZ", "Asia/Tokyo")      # a local zone that is not UTC
-    time.tzset()
-    try:
+def test_a_comparison_shows_its_times_in_utc_unless_given_a_zone():
+    with local_zone("Asia/Tokyo"):              # a local zone that is not UTC
         cmp = c.Comparison("a", c.Window(0.0, 3600.0), c.Window(7200.0, 10800.0), [])
         assert cmp.window(cmp.before) == "1970-01-01 00:00 UTC .. 1970-01-01 01:00 UTC"
         assert cmp.at(10800.0) == "1970-01-01 03:00 UTC"
         cmp.tz = None                           # None: the local zone
         assert cmp.at(10800.0) == "1970-01-01 12:00 JST"
-    finally:
-        monkeypatch.undo()
-        time.tzset()
 
 
 def test_ratio_and_its_text():

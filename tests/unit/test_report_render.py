@@ -8,6 +8,7 @@ import pytest
 
 from aix_exporter.report import render
 from aix_exporter.report.compare import Comparison, ReportError, Window, parse_time, zone
+from tests.unit.helpers import local_zone
 
 pytest.importorskip("matplotlib")
 
@@ -177,19 +178,13 @@ def test_an_empty_series_first_leaves_the_others_drawn():
     assert [k for k, _ in render.plots(c)] == ["tape"] and render.empty_plots(c) == ["16 MB pages"]
 
 
-def test_plot_times_in_the_zone_asked_for_and_else_the_machines(monkeypatch):
-    import time
-    monkeypatch.setenv("TZ", "Asia/Tokyo")              # the machine's zone is not the one asked for
-    time.tzset()
-    try:
+def test_plot_times_in_the_zone_asked_for_and_else_the_machines():
+    with local_zone("Asia/Tokyo"):                      # the machine's zone is not the one asked for
         series = {"tape": ("Tape MiB/s", [("tape", [(0, 100.0), (10800, 110.0)])])}
         (_, utc), = render.plots(comparison(series))
         assert "<!-- 01-01 01:00 -->" in utc and "<!-- 01-01 10:00 -->" not in utc
         (_, local), = render.plots(comparison(series, tz=None))
         assert "<!-- 01-01 10:00 -->" in local and "<!-- 01-01 01:00 -->" not in local
-    finally:
-        monkeypatch.undo()
-        time.tzset()
 
 
 def test_a_y_axis_under_1_keeps_its_own_scale():
@@ -203,11 +198,8 @@ def test_the_markdown_table_head_and_the_closing_line():
     assert lines[-2] == "" and lines[-1].startswith("Times in UTC. ")
 
 
-def test_plot_times_in_the_machines_zone_stay_in_order_across_the_autumn_clock_change(monkeypatch):
-    import time
-    monkeypatch.setenv("TZ", "Europe/Berlin")           # 2026-10-25: 03:00 CEST becomes 02:00 CET
-    time.tzset()
-    try:
+def test_plot_times_in_the_machines_zone_stay_in_order_across_the_autumn_clock_change():
+    with local_zone("Europe/Berlin"):                   # 2026-10-25: 03:00 CEST becomes 02:00 CET
         t0 = 1_792_886_400                              # 2026-10-25 00:00 UTC, 02:00 CEST
         c = Comparison("a", Window(t0, t0 + 3600), Window(t0 + 3600, t0 + 7200), [], tz=None,
                        series={"tape": ("T", [("tape", [(t0 + k * 1800, 1.0 + k) for k in range(5)])])})
@@ -215,9 +207,6 @@ def test_plot_times_in_the_machines_zone_stay_in_order_across_the_autumn_clock_c
         path = re.search(r'<path d="M ([^"]+)"[^>]*style="fill: none; stroke: #1f77b4', svg, re.S).group(1)
         xs = [float(p.split()[0]) for p in path.replace("L", "\n").splitlines() if p.strip()]
         assert xs == [54.0, 184.5, 315.0, 445.5, 576.0]     # every half hour a step right, the repeated hour too
-    finally:
-        monkeypatch.undo()
-        time.tzset()
 
 
 def test_every_plot_draws_its_lines_title_and_legend_as_reviewed():

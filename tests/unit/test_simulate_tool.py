@@ -6,6 +6,7 @@ import os
 import pytest
 
 from aix_exporter.tools import simulate
+from tests.unit.helpers import promtool_only, simulated_lines
 
 KEYS = ["vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "ps_env", "vmo", "splat", "iostat_tape",
         "tsm_actlog", "tsm_processes", "tsm_sessions", "tsm_mounts", "tsm_summary"]
@@ -173,7 +174,7 @@ def test_a_replay_without_the_server_running_has_every_other_command(tmp_path):
 
 
 def test_backfilled_into_a_folder_that_exists_backfills_the_rules_over_the_longest_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(simulate.shutil, "which", lambda name: "/usr/bin/promtool" if name == "promtool" else None)
+    monkeypatch.setattr(simulate.shutil, "which", promtool_only)
     asked = []
     monkeypatch.setattr(simulate.importing, "backfill_rules", lambda *a: asked.append(a))
     simulate.backfilled(str(tmp_path), [], 1_800_000_000.0, ["r.yml"])      # no run: the rules over no history
@@ -182,7 +183,7 @@ def test_backfilled_into_a_folder_that_exists_backfills_the_rules_over_the_longe
 
 def test_a_failing_promtool_is_quoted_by_its_last_500_characters(tmp_path, monkeypatch):
     import subprocess
-    monkeypatch.setattr(simulate.shutil, "which", lambda name: "/usr/bin/promtool" if name == "promtool" else None)
+    monkeypatch.setattr(simulate.shutil, "which", promtool_only)
     monkeypatch.setattr(simulate.subprocess, "run", lambda argv, **kw: subprocess.CompletedProcess(
         argv, 1, "", "START" + "e" * 499 + "Z\n"))
     with pytest.raises(RuntimeError) as e:
@@ -196,8 +197,5 @@ def test_the_simulate_commands_defaults_and_target(tmp_path, capsys):
                           "--duration", "590", "--target", "job=aix,site=a=b"]) == 0
     simulate.write_openmetrics("case-study", str(tmp_path / "b.om"), 1, 60.0, 1_800_000_000.0, 590,
                                {"job": "aix", "site": "a=b"}, 0.0, 15.0)
-
-    def simulated(name):        # the scenario's samples (the exporter's own are measured here)
-        return [line for line in (tmp_path / name).read_text().splitlines() if not line.startswith("aix_exporter_")]
-    assert simulated("a.om") == simulated("b.om")                # --seed 1 and no --tail by default
+    assert simulated_lines(tmp_path / "a.om") == simulated_lines(tmp_path / "b.om")   # --seed 1, no --tail by default
     assert 'site="a=b"' in (tmp_path / "a.om").read_text()

@@ -260,7 +260,8 @@ def main(argv) -> int:
                 if os.path.exists(path) else "no such file"
             print(f"aix-exporter import {fmt}: {path}: {why}", file=sys.stderr)
             return 1
-    if args.tsdb and not args.out and not shutil.which("promtool"):   # before the import: its history would be lost
+    promtool = shutil.which("promtool") if args.tsdb else None
+    if args.tsdb and not promtool and not args.out:   # refused before the import: its history would be lost
         print(f"aix-exporter import {fmt}: promtool not found (Debian package prometheus): --tsdb needs it; "
               "--out HISTORY.om keeps the history without it", file=sys.stderr)
         return 1
@@ -300,7 +301,6 @@ def main(argv) -> int:
             if code:
                 return code
         if args.tsdb:
-            promtool = shutil.which("promtool")
             if not promtool:
                 print(f"aix-exporter import {fmt}: promtool not found (Debian package prometheus); the history is in "
                       f"{out}", file=sys.stderr)
