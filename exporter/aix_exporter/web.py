@@ -92,6 +92,7 @@ AUTH_SHED_DELAY = 1.0              # ... after this many seconds
 MAX_HANDSHAKES = 512               # TLS handshakes in progress at most; a new one ends the oldest ...
 HANDSHAKE_GRACE = 2.0              # ... once that is this many seconds old (a real client needs milliseconds)
 LISTEN_BACKLOG = 512               # connections the kernel queues before accept (capped by somaxconn)
+ERROR_WRITE_TIMEOUT = 5.0          # seconds an error answer (408, 431, 503...) waits for the client to take it
 SERVER = f"aix_exporter/{__version__}".encode()
 
 
@@ -362,7 +363,7 @@ class Server:
         # a GET has no body; anything else is drained up to the header limit, then refused
         status, ctype, body, extra = await self._respond(event)
         if not await self._drain_body(conn, reader):
-            return False
+            return False   # the body was not read to its end: no answer, the connection ends
         headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
                    (b"Server", SERVER)] + extra
         if status == 401:
@@ -376,7 +377,7 @@ class Server:
             await asyncio.wait_for(writer.drain(), self.write_timeout)
         except asyncio.TimeoutError:
             writer.transport.abort()   # a client that does not read its response
-            return False
+            return False               # (aborted: the connection ends either way)
         return True
 
     async def _next_event(self, conn, reader, received=None):
@@ -409,7 +410,7 @@ class Server:
                 event = await asyncio.wait_for(self._next_event(conn, reader), self.header_timeout)
             except asyncio.TimeoutError:
                 return False
-            if isinstance(event, _Refused):
+            if isinstance(event, (_Refused, h11.ConnectionClosed)):   # a body cut short is a _Refused
                 return False
             if isinstance(event, h11.EndOfMessage):
                 return True
@@ -417,8 +418,6 @@ class Server:
                 total += len(event.data)
                 if total > MAX_HEADER_BYTES:
                     return False
-            elif isinstance(event, h11.ConnectionClosed):
-                return False
 
     async def _error(self, conn, writer, status: int, body: bytes):
         if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
@@ -429,7 +428,7 @@ class Server:
                 (b"Connection", b"close"), (b"Server", SERVER)])))
             writer.write(conn.send(h11.Data(data=body)))
             writer.write(conn.send(h11.EndOfMessage()))
-            await asyncio.wait_for(writer.drain(), 5)
+            await asyncio.wait_for(writer.drain(), ERROR_WRITE_TIMEOUT)
         except (h11.LocalProtocolError, ConnectionError, OSError, asyncio.TimeoutError):
             pass
 

@@ -22,6 +22,7 @@ def test_every_limit_and_default_of_the_front_is_the_documented_one():
     assert web.MAX_TOTAL_HEAD_BYTES == 33554432            # all heads being received: 32 MiB
     assert (web.AUTH_QUEUE, web.AUTH_SHED_DELAY) == (4, 1.0)
     assert (web.MAX_HANDSHAKES, web.HANDSHAKE_GRACE, web.LISTEN_BACKLOG) == (512, 2.0, 512)
+    assert web.ERROR_WRITE_TIMEOUT == 5.0
     assert web.TLS_READ_BUFFER == 32768
     assert web.SERVER == SERVER_HEADER.encode()
     defaults = {k: p.default for k, p in inspect.signature(web.Server).parameters.items()
@@ -235,6 +236,15 @@ def test_each_kind_of_request_gets_its_status_headers_and_body(running):
         assert request(s, path="/other")[0] == 404
 
 
+def test_a_malformed_request_line_gets_400_and_a_close(running):
+    r = running()
+    with r.connect() as s:
+        s.sendall(b"GARBAGE\r\n\r\n")
+        status, h, body = read_response(s)
+        assert (status, body, h["connection"], h["content-length"]) == (400, b"bad request\n", "close", "12")
+        assert closed(s)
+
+
 def test_a_request_head_over_1_mib_gets_431_and_one_under_it_is_served(running):
     r = running()
     with r.connect() as s:
@@ -262,6 +272,25 @@ def test_a_body_beyond_1_mib_is_not_answered(running):
         s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1048577\r\n\r\n" + b"a" * ((1 << 20) + 1))
         assert read_response(s) is None
 
+
+def test_a_body_that_stops_arriving_or_ends_early_is_not_answered(running):
+    """A request body is drained before the answer; a body that stalls for header_timeout,
+    or whose client ends its side before the last byte, gets no response: the connection
+    just closes (the server reads nothing it has not been sent, so the close is clean)."""
+    r = running(header_timeout=0.3)
+    with r.connect() as s:
+        s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+        assert read_response(s) is None
+    with r.connect() as s:
+        s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+        s.shutdown(socket.SHUT_WR)
+        assert read_response(s) is None
+    with r.connect() as s:                       # a chunked body that breaks h11's framing
+        s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+        assert read_response(s) is None
+    with r.connect() as s:                       # the whole body: answered, on the same connection
+        assert request(s, method="POST", headers=[("Content-Length", "10")], body=b"abcdefghij")[0] == 405
+        assert request(s)[0] == 200
 
 def test_the_head_bytes_in_progress_go_back_to_zero(running):
     """Head bytes are counted while received and given back once the head is in, answered or
@@ -540,6 +569,21 @@ def test_shutdown_after_the_drain_period_says_what_was_cut_off(running, caplog):
         "msg=shutdown with 1 request(s) still being answered after 1s"]
 
 
+def test_shutdown_counts_every_request_being_answered(running, caplog):
+    r = running(drain_seconds=0.5)
+    r.exporter.gate.clear()
+    caplog.set_level("WARNING", logger="aix_exporter")
+    with r.connect() as a, r.connect() as b:
+        for s in (a, b):
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        wait_while(lambda: r.server._answering < 2)
+        assert r.server._answering == 2
+        r.server.shutdown()
+        r.thread.join(10)
+        assert not r.thread.is_alive() and closed(a) and closed(b)
+    assert [x.getMessage() for x in caplog.records if x.name == "aix_exporter"] == [
+        "msg=shutdown with 2 request(s) still being answered after 0s"]
+
 def test_closing_neither_waits_for_a_running_password_check_nor_runs_queued_ones(running):
     config = FakeWebConfig(users={"a": "hash"})
     config.known = lambda header: True if header == "Basic c2NyYXBlcjpvaw==" else None   # scraper:ok
@@ -683,6 +727,36 @@ def test_tls_handshakes_in_progress_are_bounded_and_a_stalled_one_makes_room(run
         for s in socks:
             s.close()
 
+
+def test_a_handshake_exactly_the_grace_old_counts_as_stalled(running, monkeypatch, server_cert):
+    """HANDSHAKE_GRACE (2 s) from both sides, on a clock the test sets: a handshake begun
+    1.999 s ago is young (the newcomer is closed), one begun 2 s ago makes room."""
+    import ssl
+    import types
+    now = [1000.0]
+    monkeypatch.setattr(web, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setattr(web, "MAX_HANDSHAKES", 2)
+    config = FakeWebConfig()
+    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    config.ssl_context.load_cert_chain(*server_cert)
+    r = running(web_config=config)
+    a, b = r.connect(), r.connect()          # TCP only: each handshake waits for a hello that never comes
+    socks = [a, b]
+    try:
+        wait_while(lambda: len(r.server._handshaking) < 2)
+        first = list(r.server._handshaking)
+        assert list(r.server._handshaking.values()) == [1000.0, 1000.0]
+        now[0] = 1001.999
+        socks.append(r.connect())
+        assert closed(socks[-1]) and list(r.server._handshaking) == first
+        now[0] = 1002.0
+        socks.append(r.connect())
+        assert closed(a)
+        wait_while(lambda: first[0] in r.server._handshaking or len(r.server._handshaking) < 2)
+        assert list(r.server._handshaking.values()) == [1000.0, 1002.0] and first[1] in r.server._handshaking
+    finally:
+        for s in socks:
+            s.close()
 
 def test_the_heads_budget_is_refused_only_past_its_last_byte(running, monkeypatch):
     monkeypatch.setattr(web, "MAX_TOTAL_HEAD_BYTES", 100)
