@@ -144,7 +144,8 @@ def test_a_copy_is_recognised_only_by_a_fingerprint(tmp_path):
     (tmp_path / "a.log.1").write_text("abcdXXXXrest\n")
     log.write_text("")                                          # truncated in place: the same inode, shorter
     position = {"inode": os.stat(log).st_ino, "offset": 8}
-    assert logtail.tail(str(log), position)[0] == ""           # no fingerprint: no copy is taken
+    # no fingerprint: no copy is taken; shorter than the offset: read again from the start
+    assert logtail.tail(str(log), position) == ("", {"inode": position["inode"], "offset": 0, "tail": ""})
 
 
 def test_the_rest_of_a_rotated_file_is_its_complete_lines(tmp_path):
@@ -209,7 +210,62 @@ def test_a_position_without_an_offset_or_a_fingerprint(tmp_path):
     # a state written without a fingerprint: read from its offset
     assert logtail.tail(str(log), {"inode": inode, "offset": 2}) == (
         "2\n", {"inode": inode, "offset": 4, "tail": b"1\n2\n".hex()})
+    # without an offset either, the same file: from its start
+    assert logtail.tail(str(log), {"inode": inode}) == ("1\n2\n", {"inode": inode, "offset": 4, "tail": b"1\n2\n".hex()})
     # without an offset either, after a rotation: the rotated file from its start
     os.rename(log, tmp_path / "a.log.1")
     log.write_text("3\n")
     assert logtail.tail(str(log), {"inode": inode})[0] == "1\n2\n3\n"
+
+
+def test_numbered_rotations_are_older_than_dated_ones(tmp_path):
+    for name in ("a.log-20261125", "a.log.1", "a.log-20261124", "a.log.2", "a.log.0"):
+        (tmp_path / name).write_text("x\n")
+    assert [os.path.basename(p) for p in logtail._siblings(str(tmp_path / "a.log"))] == [
+        "a.log.2", "a.log.1", "a.log.0", "a.log-20261124", "a.log-20261125"]
+
+
+def test_a_rotated_copy_that_cannot_be_opened_between_newer_ones_is_passed_over(tmp_path):
+    log, pos = read_then_rotate(tmp_path, "2\n", "a.log.3")
+    (tmp_path / "a.log.2").mkdir()                  # rotated after it by its name, and not a file
+    (tmp_path / "a.log.1").write_text("3\n")
+    log.write_text("4\n")
+    assert logtail.tail(str(log), pos)[0] == "2\n3\n4\n"
+
+
+def test_the_chunk_read_in_one_cycle_is_64_mib():
+    assert logtail.MAX_CHUNK == 64 << 20
+
+
+def test_a_damaged_position_whose_fingerprint_is_longer_than_its_offset(tmp_path):
+    """The fingerprint cannot be compared before the offset: the position is taken as it is."""
+    log = tmp_path / "a.log"
+    log.write_text("0123456789abc\n")
+    inode = os.stat(log).st_ino
+    pos = {"inode": inode, "offset": 10, "tail": (b"x" * 15).hex()}
+    assert logtail.tail(str(log), pos) == ("abc\n", {"inode": inode, "offset": 14, "tail": b"0123456789abc\n".hex()})
+
+
+def test_a_fingerprint_not_found_reads_from_the_start_and_an_empty_file_stays_at_0(tmp_path, monkeypatch):
+    log = tmp_path / "a.log"
+    log.write_text("")
+    (tmp_path / "a.log.1").write_text("old\n")         # a rotated copy: never looked at without an offset
+    inode = os.stat(log).st_ino
+    assert logtail.tail(str(log), {"tail": b"zz\n".hex()}) == ("", {"inode": inode, "offset": 0, "tail": ""})
+    log.write_text("hello\n")
+    assert logtail.tail(str(log), {"tail": b"zz\n".hex()})[0] == "hello\n"
+
+    def fails(*a, **k):
+        raise OSError(19, "No such device")
+    monkeypatch.setattr(logtail.mmap, "mmap", fails)        # a file that cannot be mapped: not found
+    assert logtail.tail(str(log), {"tail": b"hello\n".hex()}) == (
+        "hello\n", {"inode": inode, "offset": 6, "tail": b"hello\n".hex()})
+
+
+def test_dsmadmc_lines_before_the_first_message_are_not_messages():
+    text = ("IBM Spectrum Protect Command Line Administrative Interface - Version 8, Release 1\n"
+            "ANS8000I Server command: 'q actlog'\n"
+            "11/25/2026 08:00:00  ANR0358E Insufficient memory.\n")
+    assert logtail.dsmadmc_new_lines(text, None) == (
+        "11/25/2026 08:00:00  ANR0358E Insufficient memory.\n",
+        {"mark": "20261125080000", "seen": ["11/25/2026 08:00:00  ANR0358E Insufficient memory."]})

@@ -41,7 +41,7 @@ def _age_key(base: str, name: str):
     number, then dated ones (dateext: -20261124, -2026-11-24, ...) by name. A suffix of 8 digits
     or more is a date, not a number: no log is rotated ten million times."""
     suffix = name[len(base):].lstrip(".-_")
-    return (0, -int(suffix), "") if suffix.isdigit() and len(suffix) < 8 else (1, 0, suffix)
+    return (0, -int(suffix)) if suffix.isdigit() and len(suffix) < 8 else (1, suffix)
 
 
 def _siblings(path: str) -> list:
@@ -134,7 +134,7 @@ def tail(path: str, position, start_at_end: bool = False):
             before = _rest_of_old_file(path, position, copy=True)        # copytruncate / truncated (and regrown)
             offset = 0
         else:
-            offset = position["offset"]
+            offset = position.get("offset", 0)   # a position without an offset: from the start
         try:
             data = b"" if (position is None and start_at_end) else _read(fh, offset, MAX_CHUNK)
             end = data.rfind(b"\n") + 1
