@@ -103,6 +103,11 @@ def test_the_setup_scripts_privileged_commands_are_the_command_tables():
     script = (ROOT / "deploy" / "aix" / "src-setup.sh").read_text()
     line = re.search(r'^PRIV_CMDS="([^"]*)"$', script, re.M).group(1)
     assert line.split() == rbac_executables() == ["/usr/bin/iostat", "/usr/bin/svmon", "/usr/bin/vmstat", "/usr/sbin/vmo"]
+    # each command that reads kernel statistics is marked, svmon -G as well as svmon -P (one executable);
+    # ps eww, the splat report, the activity log and dsmadmc need no authorization
+    from aix_exporter.commands import COMMANDS
+    assert [k for k, c in COMMANDS.items() if c.rbac] == [
+        "vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "vmo", "iostat_tape"]
 
 
 def test_each_commands_argv_with_the_settings_it_reads():

@@ -105,11 +105,13 @@ class Hanging(Collector):
         return f.result()
 
 
-def test_scrape_deadline_reports_a_slow_collector_failed_and_never_starts_it_twice():
+def test_scrape_deadline_reports_a_slow_collector_failed_and_never_starts_it_twice(caplog):
     slow = Hanging(SETTINGS)
     e = Exporter(FakeSource(), [Good(SETTINGS), slow])
     t0 = time.monotonic()
     assert e.scrape(deadline=0.3) is True
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == [
+        "msg=still running after the 0.3s scrape deadline collector=hanging command='svmon -G'"]
     assert time.monotonic() - t0 < 2
     m = samples(e.families())
     assert m[("aix_exporter_collector_success", (("collector", "hanging"),))] == 0
@@ -447,7 +449,8 @@ def test_the_source_info_help_and_durations_before_a_run():
     assert fams["aix_exporter_source_info"].documentation == (
         "Where the command text comes from: system (the AIX commands), replay:DIR (captured output) or "
         "simulate:SCENARIO (the simulator, not a real LPAR).")
-    assert [s.value for s in fams["aix_exporter_collector_duration_seconds"].samples] == [0.0]
+    assert [(s.labels, s.value) for s in fams["aix_exporter_collector_duration_seconds"].samples] == [
+        ({"collector": "good"}, 0.0)]
 
 
 def test_failures_are_logged_by_the_aix_exporter_logger(caplog):
@@ -506,8 +509,73 @@ def test_background_threads_are_named_after_their_collector():
     e.start_background()
     try:
         assert [t.name for t in e._threads] == ["bg-slow"]
+        assert [t.daemon for t in e._threads] == [True]      # never holds the process at exit
         assert "bg-slow" in [t.name for t in threading.enumerate()]
     finally:
         e.stop()
         for t in e._threads:
             t.join(2)
+
+
+def test_a_background_run_longer_than_its_period_is_followed_at_once(monkeypatch):
+    import types
+    from aix_exporter import exporter as ex
+    clock = Clock()
+    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock, time=time.time))
+
+    class Takes12s(Slow):
+        def collect(self, source):
+            clock.t += 12.0         # longer than its 10 s period
+            return super().collect(source)
+    e = Exporter(FakeSource(), [Takes12s(SETTINGS)])
+    waits = []
+
+    def wait(timeout):
+        waits.append(timeout)
+        e._stop.set()
+        return True
+    monkeypatch.setattr(e._stop, "wait", wait)
+    e._loop(e.background[0], 10.0)
+    assert waits == [0.0]
+
+
+def test_a_runs_duration_is_measured_on_the_monotonic_clock(monkeypatch):
+    import types
+    from aix_exporter import exporter as ex
+    clock = Clock()
+    clock.t = 500.0
+    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock, time=time.time))
+
+    class Takes(Good):
+        def collect(self, source):
+            clock.t += 0.25
+            return super().collect(source)
+    e = Exporter(FakeSource(), [Takes(SETTINGS)], clock=lambda: 1.0)
+    e.collect_all()
+    assert e.results["good"].duration == 0.25
+    fams = {f.name: f for f in e.families()}
+    assert [s.value for s in fams["aix_exporter_collector_duration_seconds"].samples] == [0.25]
+    # finished at Unix time 1.0 (a clock the test sets): it ran
+    assert e.status() == [{"name": "good", "schedule": "on scrape", "ok": True, "ran": True, "age": 0.0, "error": ""}]
+
+
+def test_the_status_of_collectors_that_have_not_run():
+    e = Exporter(FakeSource(), [Good(SETTINGS), Slow(SETTINGS)])
+    assert e.status() == [
+        {"name": "good", "schedule": "on scrape", "ok": False, "ran": False, "age": None, "error": ""},
+        {"name": "slow", "schedule": "background", "ok": False, "ran": False, "age": None, "error": ""}]
+
+
+def test_on_scrape_collectors_run_on_the_collect_pool():
+    names = []
+
+    class Where(Good):
+        def collect(self, source):
+            names.append(threading.current_thread().name)
+            return super().collect(source)
+    e = Exporter(FakeSource(), [Where(SETTINGS)])
+    try:
+        assert e.scrape(deadline=5) is True
+        assert names == ["collect_0"]
+    finally:
+        e.stop()

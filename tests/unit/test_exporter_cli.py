@@ -94,6 +94,18 @@ def test_off_aix_the_system_source_says_what_to_use_instead():
         "  For stand-in commands:         --source system --path.commands DIR"]
 
 
+def test_on_aix_the_system_source_is_opened_without_stand_in_commands():
+    """The refusal above is for other systems only: where platform.system() says AIX, the
+    system source is opened (here a stand-in open_source says so and stops)."""
+    code = ("import platform, sys; platform.system = lambda: 'AIX'\n"
+            "from aix_exporter import cli\n"
+            "def opened(name, settings): raise ValueError(f'opened the {name} source')\n"
+            "cli.open_source = opened\n"
+            "sys.exit(cli.main(['--once']))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env(), timeout=60)
+    assert (r.returncode, r.stderr) == (1, "aix-exporter: opened the system source\n")
+
+
 def test_an_unknown_source_is_one_line():
     r = run("--source", "bogus")
     assert (r.returncode, r.stderr) == (1, "aix-exporter: unknown source 'bogus': use system, replay:DIR or "
@@ -124,6 +136,14 @@ def test_a_collector_that_needs_the_system_is_left_out_elsewhere_and_says_so_whe
     assert r.stderr.split(" ", 1)[1] == 'level=warning msg="collector disabled: it needs --source system" collector=cpu\n'
     assert 'collector="cpu"' not in r.stdout
     assert "needs --source system" not in run("--source", "simulate:case-study", "--once").stderr
+
+
+def test_the_log_level_warn_is_warning():
+    r = run("--source", "simulate:case-study", "--once", "--collector.cpu", "--log.level", "warn")
+    assert r.returncode == 0
+    assert r.stderr.split(" ", 1)[1] == 'level=warning msg="collector disabled: it needs --source system" collector=cpu\n'
+    r = run("--source", "simulate:case-study", "--once", "--collector.cpu", "--log.level", "error")
+    assert (r.returncode, r.stderr) == (0, "")
 
 
 def test_a_collector_asked_for_but_not_configured_says_so(tmp_path):

@@ -43,17 +43,21 @@ def test_same_hashes_as_the_compiled_module(cost):
         assert bcrypt.checkpw(password, ours)
 
 
+NOT_A_HASH = "not a bcrypt hash ($2a$, $2b$ or $2y$, two-digit cost, 53 characters)"
+
+
 @pytest.mark.parametrize("hashed,why", [
-    (b"$2b$10$short", "not a bcrypt hash"),
-    (b"$2x$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "not a bcrypt hash"),
-    (b"$2a$03$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "cost 3 is outside 4..31"),
-    (b"$2a$32$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "cost 32 is outside 4..31"),
-    (b"$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOe", "not a bcrypt hash"),
-    (b"$2a$05$CCCCCCCCCCCCCCCCCCCCC!E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "not a bcrypt hash"),
+    (b"$2b$10$short", NOT_A_HASH),
+    (b"$2x$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", NOT_A_HASH),
+    (b"$2a$03$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "bcrypt cost 3 is outside 4..31"),
+    (b"$2a$32$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "bcrypt cost 32 is outside 4..31"),
+    (b"$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOe", NOT_A_HASH),
+    (b"$2a$05$CCCCCCCCCCCCCCCCCCCCC!E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", NOT_A_HASH),
 ])
 def test_malformed_hashes_are_refused(hashed, why):
-    with pytest.raises(purebcrypt.HashError, match=why):
+    with pytest.raises(purebcrypt.HashError) as e:
         purebcrypt.checkpw(b"x", hashed)
+    assert str(e.value) == why
 
 
 def test_hashpw_takes_costs_4_to_31_and_a_16_byte_salt(monkeypatch):

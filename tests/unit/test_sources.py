@@ -219,6 +219,10 @@ def test_the_newest_report_of_the_directory(tmp_path):
     with pytest.raises(SourceError) as e:
         sw.newest_report(str(tmp_path), "*.rpt")
     assert str(e.value) == f"no splat report named *.rpt in {tmp_path}"
+    # a pattern that names hidden files (only one starting with "." does, for glob): still never a report
+    with pytest.raises(SourceError) as e:
+        sw.newest_report(str(tmp_path), ".*.out")
+    assert str(e.value) == f"no splat report named .*.out in {tmp_path}"
 
 
 def test_a_report_of_exactly_the_size_limit_is_read_and_one_byte_more_refused(tmp_path, monkeypatch):
@@ -229,6 +233,18 @@ def test_a_report_of_exactly_the_size_limit_is_read_and_one_byte_more_refused(tm
     with pytest.raises(SourceError) as e:
         sw.newest_report(str(tmp_path))
     assert str(e.value) == f"{p}: 17 bytes, more than a splat report has (16 at most)"
+
+
+def test_a_report_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkeypatch):
+    import types
+    monkeypatch.setattr(sw, "MAX_REPORT_BYTES", 16)
+    p = report(tmp_path, "a.out", "x" * 17, 1_800_000_000)
+    # stat saw 16 bytes; the read then finds 17
+    monkeypatch.setattr(sw, "os", types.SimpleNamespace(
+        path=os.path, stat=lambda f: types.SimpleNamespace(st_size=16, st_mtime=1_800_000_000.0)))
+    with pytest.raises(SourceError) as e:
+        sw.newest_report(str(tmp_path))
+    assert str(e.value) == f"{p}: more than 16 bytes, more than a splat report has"
 
 
 def test_the_report_size_limit_is_64_mib():

@@ -119,6 +119,15 @@ def test_without_psutil_the_cpu_collector_is_left_out_and_says_what_is_missing(m
     msgs = [r.getMessage() for r in caplog.records if "psutil" in r.getMessage()]
     assert msgs == ["msg=collector disabled: the Python module psutil is not installed, so aix_cpu_seconds_total "
                     "is not exported (AIX Toolbox: dnf install python3-psutil) collector=cpu"]
+    # a collector of several metrics names each, comma-separated
+    from aix_exporter.collectors.cpu import CpuCollector
+    monkeypatch.setattr(CpuCollector, "metrics", ("aix_cpu_seconds_total", "aix_cpu_other"))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        cli.selected_collectors(args, Settings(), Src())
+    assert [r.getMessage() for r in caplog.records if "psutil" in r.getMessage()] == [
+        "msg=collector disabled: the Python module psutil is not installed, so aix_cpu_seconds_total, "
+        "aix_cpu_other is not exported (AIX Toolbox: dnf install python3-psutil) collector=cpu"]
     monkeypatch.setattr(importlib.util, "find_spec", real)
     assert "cpu" in [c.name for c in cli.selected_collectors(args, Settings(), Src())]
 

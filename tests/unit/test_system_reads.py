@@ -166,6 +166,8 @@ def test_a_missing_password_file_is_named_as_one_and_at_most_4096_bytes_are_read
     pw.write_bytes(b"p" * 5000 + b"\n")        # no password is this long: only the first 4096 bytes are read
     pw.chmod(0o600)
     assert source([], tsm_password_file=str(pw)).password() == b"p" * 4096 + b"\n"
+    pw.write_bytes(b"pa\xffss\r\nsecond line\n")  # not UTF-8: replaced, never an exception; the first line only
+    assert source([], tsm_password_file=str(pw)).password() == "pa\ufffdss\n".encode()
 
 
 def test_the_system_source_is_named_system():

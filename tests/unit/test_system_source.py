@@ -250,3 +250,30 @@ def test_bytes_that_are_not_utf8_are_replaced_in_an_answer_and_in_a_failure():
     with pytest.raises(CommandFailed) as e:
         system.run([SH, "-c", "printf 'a\\377b'; exit 1"], 10)
     assert e.value.output == "a\ufffdb"
+
+
+def test_a_reaped_commands_cost_is_its_user_and_system_cpu_and_its_wall_time(monkeypatch):
+    """One run's cost, from wait4's usage and the monotonic clock, both stood in: 0.25 s user
+    + 0.5 s system of CPU, started at 100.0 and reaped at 102.0: 2 s of wall time."""
+    import types
+    monkeypatch.setattr(system.os, "wait4", lambda pid, options: (
+        pid, 0, types.SimpleNamespace(ru_utime=0.25, ru_stime=0.5)))
+    monkeypatch.setattr(system, "time", types.SimpleNamespace(monotonic=lambda: 102.0))
+    monkeypatch.setattr(system, "_costs", {})
+    proc = types.SimpleNamespace(returncode=None, pid=4242, args=["/usr/bin/fakecmd", "-x"], started=100.0)
+    assert system._try_reap(proc) is True and proc.returncode == 0
+    assert system.command_costs() == {"fakecmd": (0.75, 2.0, 1)}
+    proc.returncode = None
+    assert system._try_reap(proc) is True
+    assert system.command_costs() == {"fakecmd": (1.5, 4.0, 2)}
+
+
+def test_a_failure_joins_its_stderr_pieces_and_replaces_bytes_that_are_not_utf8():
+    with pytest.raises(CommandFailed) as e:
+        system.run([SH, "-c", "printf ab >&2; sleep 0.2; printf 'c\\377d' >&2; exit 3"], 10)
+    assert e.value.stderr == "abc\ufffdd"
+    assert str(e.value).endswith(": exit status 3: abc\ufffdd")
+
+
+def test_output_is_still_taken_for_a_second_after_the_command_exited():
+    assert system.AFTER_EXIT_SECONDS == 1.0

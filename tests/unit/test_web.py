@@ -615,6 +615,20 @@ def test_closing_neither_waits_for_a_running_password_check_nor_runs_queued_ones
             s.close()
 
 
+def test_a_credential_checked_before_is_answered_without_the_password_queue(running):
+    config = FakeWebConfig(users={"a": "hash"})
+    config.known = lambda header: {"Basic YTpi": True, "Basic YTp4": False}.get(header)   # a:b good, a:x bad
+    r = running(web_config=config)
+    with r.connect() as s:
+        assert request(s, headers=[("Authorization", "Basic YTpi")])[0] == 200
+    with r.connect() as s:
+        assert request(s, headers=[("Authorization", "Basic YTp4")])[0] == 401
+    assert (config.checked, config.threads) == (0, [])          # neither went to the bcrypt thread
+    with r.connect() as s:                                      # one not known: checked there
+        assert request(s, headers=[("Authorization", "Basic YTpj")])[0] == 401
+    assert (config.checked, config.threads) == (1, ["bcrypt_0"])
+
+
 def test_tls_shrinks_the_read_buffers_and_rechecks_the_certificate_every_10_s(running, monkeypatch, caplog):
     import ssl
     proto = asyncio.sslproto.SSLProtocol
@@ -691,12 +705,18 @@ def test_a_connection_lost_before_its_handler_ran_is_no_longer_counted():
         def abort(self):
             pass
 
+        def get_extra_info(self, name, default=None):
+            return default
+
     async def go():
         proto = web._Accepted(server, asyncio.StreamReader())
         t = Transport()
-        proto._transport_seen = t                  # as connection_made() leaves it, admitted
-        assert server._admit(t) is True and server._connections == {t}
-        proto.connection_lost(None)
+        proto.connection_made(t)                   # admitted: counted, its handler scheduled
+        handler = proto._task
+        assert server._connections == {t}
+        proto.connection_lost(None)                # lost before its handler ran (it has not: no await yet)
+        assert server._connections == set()
+        handler.cancel()                           # (never runs: this fake transport has no socket)
         return t
     asyncio.run(go())
     assert server._connections == set()
