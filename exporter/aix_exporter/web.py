@@ -386,12 +386,18 @@ class Server:
         all connections together, MAX_TOTAL_HEAD_BYTES). Returned, not raised: an exception
         through wait_for makes a reference cycle that keeps this connection's buffers (up to
         1 MB) until the garbage collector's next full pass (1,000 large heads kept 300 MB)."""
+        # h11 bounds only a head still incomplete: one that arrives whole in the read that
+        # crosses the limit would pass, so a head's own length is checked once it is in
+        buffered = len(conn.trailing_data[0]) if received is not None else 0
         while True:
             try:
                 event = conn.next_event()
             except h11.RemoteProtocolError as e:
                 status = e.error_status_hint or 400
                 return _Refused(status, b"request header fields too large\n" if status == 431 else b"bad request\n")
+            if received is not None and isinstance(event, h11.Request) and (
+                    buffered + received[0] - len(conn.trailing_data[0]) > MAX_HEADER_BYTES):
+                return _Refused(431, b"request header fields too large\n")
             if event is h11.NEED_DATA:
                 data = await reader.read(65536)
                 if received is not None:

@@ -258,6 +258,43 @@ def test_a_request_head_over_1_mib_gets_431_and_one_under_it_is_served(running):
         assert closed(s)
 
 
+def test_a_head_is_bounded_by_its_own_length_however_it_arrives(running, monkeypatch):
+    """A head of exactly MAX_HEADER_BYTES (stood in as 1,000) is served, one byte more gets
+    431 even when it arrives whole in one read (h11 itself bounds only an incomplete head);
+    on a kept-alive connection, with the next request already sent behind the first."""
+    monkeypatch.setattr(web, "MAX_HEADER_BYTES", 1000)
+    r = running()
+
+    def head(size, path="/metrics"):
+        start = f"GET {path} HTTP/1.1\r\nHost: x\r\nX-Pad: ".encode()
+        return start + b"a" * (size - len(start) - 4) + b"\r\n\r\n"
+    assert len(head(1000)) == 1000
+    with r.connect() as s:
+        s.sendall(head(1000))
+        assert read_response(s)[0] == 200
+        s.sendall(head(1001))
+        status, h, body = read_response(s)
+        assert (status, body, h["connection"]) == (431, b"request header fields too large\n", "close")
+        assert closed(s)
+    with r.connect() as s, s.makefile("rb") as f:
+
+        def statuses(n):                 # n responses in a row, read through one buffered file
+            out = []
+            for _ in range(n):
+                status = int(f.readline().split()[1])
+                length = 0
+                for line in iter(f.readline, b"\r\n"):
+                    name, _, value = line.decode("latin-1").partition(":")
+                    length = int(value) if name.lower() == "content-length" else length
+                f.read(length)
+                out.append(status)
+            return out
+        s.sendall(head(1000) + head(1000, "/"))                    # pipelined: the second already buffered
+        assert statuses(2) == [200, 200]
+        s.sendall(head(600) + head(1001))
+        assert statuses(2) == [200, 431]
+
+
 def test_a_body_beyond_1_mib_is_not_answered(running):
     r = running()
     with r.connect() as s:
