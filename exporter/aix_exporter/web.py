@@ -388,7 +388,7 @@ class Server:
         1 MB) until the garbage collector's next full pass (1,000 large heads kept 300 MB)."""
         # h11 bounds only a head still incomplete: one that arrives whole in the read that
         # crosses the limit would pass, so a head's own length is checked once it is in
-        buffered = len(conn.trailing_data[0]) if received is not None else 0
+        buffered = len(conn.trailing_data[0])   # bytes h11 holds already (a pipelined head)
         while True:
             try:
                 event = conn.next_event()
