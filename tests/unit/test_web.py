@@ -133,6 +133,23 @@ class FakeWebConfig:
         pass
 
 
+def tls_config(server_cert) -> FakeWebConfig:
+    """A FakeWebConfig that serves TLS with the test certificate (tests/conftest.py's server_cert)."""
+    import ssl
+    config = FakeWebConfig()
+    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    config.ssl_context.load_cert_chain(*server_cert)
+    return config
+
+
+def stalled_handshakes(r, n: int) -> list:
+    """``n`` TCP connections to a TLS server, each handshake waiting for a hello that never
+    comes, once the server counts them all; the caller closes them."""
+    socks = [r.connect() for _ in range(n)]
+    wait_while(lambda: len(r.server._handshaking) < n)
+    return socks
+
+
 class Running:
     def __init__(self, **kw):
         self.exporter = FakeExporter()
@@ -713,10 +730,7 @@ def test_a_scrape_over_tls_by_either_handshake(running, monkeypatch, server_cert
     import ssl
     if start_tls.startswith("the loop"):
         monkeypatch.delattr(asyncio.StreamWriter, "start_tls", raising=False)
-    config = FakeWebConfig()
-    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    config.ssl_context.load_cert_chain(*server_cert)
-    r = running(web_config=config)
+    r = running(web_config=tls_config(server_cert))
     client = ssl.create_default_context(cafile=str(server_cert[0]))
     with client.wrap_socket(r.connect(), server_hostname="127.0.0.1") as s:
         assert request(s)[::2] == (200, b"aix_up 1\n")
@@ -759,48 +773,19 @@ def test_a_connection_lost_before_its_handler_ran_is_no_longer_counted():
     assert server._connections == set()
 
 
-def test_tls_handshakes_in_progress_are_bounded_and_a_stalled_one_makes_room(running, monkeypatch, server_cert):
-    import ssl
-    monkeypatch.setattr(web, "MAX_HANDSHAKES", 2)
-    monkeypatch.setattr(web, "HANDSHAKE_GRACE", 60.0)       # young for the first part, however slow the machine
-    config = FakeWebConfig()
-    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    config.ssl_context.load_cert_chain(*server_cert)
-    r = running(web_config=config)
-    a, b = r.connect(), r.connect()          # TCP only: each handshake waits for a hello that never comes
-    socks = [a, b]
-    try:
-        wait_while(lambda: len(r.server._handshaking) < 2)
-        first = list(r.server._handshaking)
-        socks.append(r.connect())            # both young (under the grace): this one is closed at once
-        assert closed(socks[-1]) and list(r.server._handshaking) == first
-        monkeypatch.setattr(web, "HANDSHAKE_GRACE", 0.0)    # now both count as stalled
-        socks.append(r.connect())            # ... and a new one ends the oldest, taking its place
-        assert closed(a)
-        wait_while(lambda: first[0] in r.server._handshaking or len(r.server._handshaking) < 2)
-        assert len(r.server._handshaking) == 2 and first[1] in r.server._handshaking
-        assert first[0] not in r.server._handshaking
-    finally:
-        for s in socks:
-            s.close()
-
-
-def test_a_handshake_exactly_the_grace_old_counts_as_stalled(running, monkeypatch, server_cert):
-    """HANDSHAKE_GRACE (2 s) from both sides, on a clock the test sets: a handshake begun
-    1.999 s ago is young (the newcomer is closed), one begun 2 s ago makes room."""
-    import ssl
+def test_tls_handshakes_in_progress_are_bounded_and_one_stalled_for_the_grace_makes_room(running, monkeypatch,
+                                                                                         server_cert):
+    """MAX_HANDSHAKES (stood in as 2) in progress at most, and HANDSHAKE_GRACE (2 s) from both
+    sides, on a clock the test sets: when all are 1.999 s old the newcomer is closed at once;
+    once the oldest is 2 s old, a newcomer ends it and takes its place."""
     import types
     now = [1000.0]
     monkeypatch.setattr(web, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
     monkeypatch.setattr(web, "MAX_HANDSHAKES", 2)
-    config = FakeWebConfig()
-    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    config.ssl_context.load_cert_chain(*server_cert)
-    r = running(web_config=config)
-    a, b = r.connect(), r.connect()          # TCP only: each handshake waits for a hello that never comes
-    socks = [a, b]
+    r = running(web_config=tls_config(server_cert))
+    socks = stalled_handshakes(r, 2)
+    a = socks[0]
     try:
-        wait_while(lambda: len(r.server._handshaking) < 2)
         first = list(r.server._handshaking)
         assert list(r.server._handshaking.values()) == [1000.0, 1000.0]
         now[0] = 1001.999
@@ -811,9 +796,11 @@ def test_a_handshake_exactly_the_grace_old_counts_as_stalled(running, monkeypatc
         assert closed(a)
         wait_while(lambda: first[0] in r.server._handshaking or len(r.server._handshaking) < 2)
         assert list(r.server._handshaking.values()) == [1000.0, 1002.0] and first[1] in r.server._handshaking
+        assert first[0] not in r.server._handshaking
     finally:
         for s in socks:
             s.close()
+
 
 def test_the_heads_budget_is_refused_only_past_its_last_byte(running, monkeypatch):
     monkeypatch.setattr(web, "MAX_TOTAL_HEAD_BYTES", 100)
@@ -837,10 +824,7 @@ def test_a_tls_client_that_closes_its_side_is_closed_without_asyncio_warnings(ru
                                                                                caplog):
     import ssl
     monkeypatch.delattr(asyncio.StreamWriter, "start_tls", raising=False)   # the loop's start_tls (before 3.11)
-    config = FakeWebConfig()
-    config.ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    config.ssl_context.load_cert_chain(*server_cert)
-    r = running(web_config=config)
+    r = running(web_config=tls_config(server_cert))
     caplog.set_level("WARNING", logger="asyncio")
     client = ssl.create_default_context(cafile=str(server_cert[0]))
     with client.wrap_socket(r.connect(), server_hostname="127.0.0.1") as s:
