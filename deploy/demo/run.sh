@@ -22,7 +22,7 @@
 #    report extra (deploy/lib/venv.sh: works with Debian's externally managed python3);
 # 2. with the Debian package 'prometheus': backfills both histories and the recording rules,
 #    starts Prometheus with our rules (and Alertmanager when 'prometheus-alertmanager' is
-#    installed);
+#    installed), then fills tsmsrv01's gap between the history and its first live scrape;
 # 3. runs both exporters until Ctrl-C or SIGTERM, which stops everything.
 # Environment: DEMO_PORT (tsmsrv01's exporter, default 10990; tsmsrv02 uses DEMO_PORT+1),
 # DEMO_PROM_PORT (default 19090), DEMO_AM_PORT (default 19093), DEMO_DIR (default ./demo-data).
@@ -159,6 +159,26 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
     # Ready when Prometheus holds a live scrape of both exporters: until then a rate() window
     # that ends in the gap after the backfilled history reads up to a tenth low.
     wait_ready "http://127.0.0.1:$PROM_PORT/api/v1/query?query=count(up%3D%3D1)" "$PROM_PID" 2
+    # The history ends at END and the first live scrape comes 15-40 s later: a rate() window that
+    # starts in that gap reads low (up to a tenth) five minutes on. tsmsrv01's gap (its clock runs
+    # at real speed) is filled from the same model, up to a second before that first scrape;
+    # Prometheus loads the new block at its next block reload (every minute).
+    FIRST=$("$PY" - "http://127.0.0.1:$PROM_PORT" <<'PYEOF'
+import json, sys, urllib.parse, urllib.request
+q = urllib.parse.urlencode({"query": 'up{job="aix"}[10m]'})
+with urllib.request.urlopen(f"{sys.argv[1]}/api/v1/query?{q}", timeout=10) as r:
+    print(int(min(float(t) for s in json.load(r)["data"]["result"] for t, _ in s["values"])))
+PYEOF
+)
+    GAP_END=$((FIRST - 1))
+    if [ "$GAP_END" -gt "$((END + 1))" ]; then
+        "$PY" -m aix_exporter.cli simulate --scenario case-study --openmetrics "$DIR/tsmsrv01-gap.om" \
+            --end "$GAP_END" --duration "$((AT + GAP_END - END))" --tail "$((GAP_END - END))" --after "$END" \
+            --target "$TARGET1" >/dev/null
+        rm -rf "$DIR/gap-blocks" && mkdir -p "$DIR/gap-blocks"
+        promtool tsdb create-blocks-from openmetrics "$DIR/tsmsrv01-gap.om" "$DIR/gap-blocks" >/dev/null
+        mv "$DIR"/gap-blocks/* "$DIR/tsdb/"
+    fi
     # Debian's prometheus 2.42 serves its pages under /classic/ (no /alerts); upstream builds at /
     UI="http://127.0.0.1:$PROM_PORT"
     if "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$UI/classic/alerts" \

@@ -199,3 +199,32 @@ def test_the_simulate_commands_defaults_and_target(tmp_path, capsys):
                                {"job": "aix", "site": "a=b"}, 0.0, 15.0)
     assert simulated_lines(tmp_path / "a.om") == simulated_lines(tmp_path / "b.om")   # --seed 1, no --tail by default
     assert 'site="a=b"' in (tmp_path / "a.om").read_text()
+
+
+def test_a_later_piece_of_a_history_is_the_same_piece_of_the_whole():
+    """--after: the gap between a history and a live exporter's first scrape, filled later.
+    Its samples are the whole history's at the same times (the activity log's counts too,
+    which a fresh collector reads from the log's start), and none at or before the epoch."""
+    end = 1_800_000_000.0
+
+    def figures(scenario, after=None):
+        return [(t, sorted((s.name, tuple(sorted(s.labels.items())), s.value) for f in fams for s in f.samples
+                           if not s.name.startswith("aix_exporter_")))
+                for t, fams in simulate.history(scenario, end=end, tail=30, after=after)]
+    for scenario in ("case-study", "exhaustion"):
+        whole = figures(scenario)
+        piece = figures(scenario, after=end - 30)
+        assert [t - end for t, _ in piece] == [-15.0, 0.0]
+        assert piece == whole[-2:]
+        assert [t - end for t, _ in figures(scenario, after=end - 15)] == [0.0]
+    # the exhaustion scenario's server has logged ANR9999D and ANR0358E by its end: counted in the piece
+    assert [(labels, value) for name, labels, value in piece[-1][1] if name == "aix_tsm_messages_total"] == [
+        ((("msgid", "ANR0358E"), ("severity", "E")), 1.0), ((("msgid", "ANR9999D"), ("severity", "D")), 1.0)]
+
+
+def test_simulate_after_on_the_command_line(tmp_path, capsys):
+    om = tmp_path / "gap.om"
+    assert simulate.main(["--scenario", "steady", "--openmetrics", str(om), "--duration", "120", "--end",
+                          "1800000000", "--tail", "30", "--after", "1799999985"]) == 0
+    stamps = {line.rsplit(" ", 1)[1] for line in simulated_lines(om) if not line.startswith("#")}
+    assert stamps == {"1800000000.000"}

@@ -2,7 +2,7 @@
 
     aix-exporter simulate --scenario case-study --out DIR [--at SECONDS] [--seed N]
     aix-exporter simulate --scenario case-study --openmetrics FILE [--step 60] [--end EPOCH] [--seed N]
-                          [--tail SECONDS [--tail-step 15]]
+                          [--tail SECONDS [--tail-step 15]] [--after EPOCH]
 
 The history runs the real parsers and collectors on the rendered text at each
 step, so what Prometheus gets from it is what the exporter would have served.
@@ -64,9 +64,10 @@ def sample_times(duration: float, step: float, tail: float = 0.0, tail_step: flo
 
 def history(scenario: str, seed: int = 1, step: float = 60.0, end: Optional[float] = None,
             duration: Optional[float] = None,
-            tail: float = 0.0, tail_step: float = 15.0):
+            tail: float = 0.0, tail_step: float = 15.0, after: Optional[float] = None):
     """Yield (epoch, families) for each sample time of the scenario (sample_times), through
-    the real collectors."""
+    the real collectors; with ``after``, only those later than that epoch (each figure is the
+    scenario's at its time, so a later piece of a history equals the same piece of the whole)."""
     from ..collectors import registry
     from ..config import Settings
     from ..exporter import Exporter
@@ -81,6 +82,8 @@ def history(scenario: str, seed: int = 1, step: float = 60.0, end: Optional[floa
     clock = {"now": start_epoch}
     exp = Exporter(src, collectors, clock=lambda: clock["now"])
     for t in sample_times(duration, step, tail, tail_step):
+        if after is not None and start_epoch + t <= after:
+            continue
         src.set_time(t)
         clock["now"] = start_epoch + t
         exp.collect_all()
@@ -92,12 +95,12 @@ DEFAULT_TARGET = {"job": "aix", "instance": "tsmsrv01:10990"}
 
 def write_openmetrics(scenario: str, path: str, seed: int = 1, step: float = 60.0, end: Optional[float] = None,
                       duration: Optional[float] = None, target: Optional[dict] = None, tail: float = 0.0,
-                      tail_step: float = 15.0) -> int:
+                      tail_step: float = 15.0, after: Optional[float] = None) -> int:
     """``target``: the labels a scrape would attach (job, instance), so rules and
     dashboards that select on them work on the backfilled history."""
     target = DEFAULT_TARGET if target is None else target
     with Writer() as w:
-        for epoch, families in history(scenario, seed, step, end, duration, tail, tail_step):
+        for epoch, families in history(scenario, seed, step, end, duration, tail, tail_step, after):
             add_families(w, families, epoch, target)
         return w.close(path)
 
@@ -145,6 +148,9 @@ def main(argv) -> int:
     p.add_argument("--duration", type=float, default=None,
                    help="simulated seconds of history from the scenario's start (default: the whole scenario); "
                         "a live exporter started with at=DURATION at --end continues it")
+    p.add_argument("--after", type=float, default=None, metavar="EPOCH",
+                   help="only the samples later than this epoch: the gap between an earlier history's end "
+                        "and a live exporter's first scrape")
     p.add_argument("--target", default="job=aix,instance=tsmsrv01:10990",
                    help="labels a scrape would add, as k=v,k=v (default job=aix,instance=tsmsrv01:10990)")
     args = p.parse_args(argv)
@@ -160,7 +166,7 @@ def main(argv) -> int:
         except ValueError:
             p.error("--target takes k=v,k=v")
         n = write_openmetrics(args.scenario, args.openmetrics, args.seed, args.step, args.end, args.duration,
-                              target=target, tail=args.tail, tail_step=args.tail_step)
+                              target=target, tail=args.tail, tail_step=args.tail_step, after=args.after)
         print(f"wrote {n} samples to {args.openmetrics}")
     return 0
 
