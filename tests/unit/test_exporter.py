@@ -1,3 +1,5 @@
+import pytest
+
 from aix_exporter.collectors import Collector, Families
 from aix_exporter.config import Settings
 from aix_exporter.exporter import Exporter
@@ -45,6 +47,16 @@ class Clock:
 
     def __call__(self):
         return self.t
+
+
+@pytest.fixture
+def monotonic(monkeypatch) -> Clock:
+    """The exporter's monotonic clock, stood in by a Clock the test moves (Unix time stays real)."""
+    import types
+    from aix_exporter import exporter as ex
+    clock = Clock()
+    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock, time=time.time))
+    return clock
 
 
 def test_failures_of_any_kind_mark_only_that_collector(caplog):
@@ -459,12 +471,9 @@ def test_failures_are_logged_by_the_aix_exporter_logger(caplog):
     assert [r.name for r in caplog.records if r.levelname == "ERROR"] == ["aix_exporter"]
 
 
-def test_a_collection_exactly_min_interval_old_is_collected_again(monkeypatch):
-    import types
-    from aix_exporter import exporter as ex
-    clock = Clock()                                      # the exporter's monotonic clock, moved by the test
+def test_a_collection_exactly_min_interval_old_is_collected_again(monotonic):
+    clock = monotonic
     clock.t = 500.0
-    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock, time=time.time))
     e = Exporter(FakeSource(), [Good(SETTINGS)], min_interval=60)
     assert e.scrape(deadline=2) is True                  # collected at 500.0
     clock.t = 559.5
@@ -474,12 +483,9 @@ def test_a_collection_exactly_min_interval_old_is_collected_again(monkeypatch):
     e.stop()
 
 
-def test_a_background_collector_waits_its_period_less_the_time_its_run_took(monkeypatch):
-    import types
-    from aix_exporter import exporter as ex
-    clock = Clock()
+def test_a_background_collector_waits_its_period_less_the_time_its_run_took(monkeypatch, monotonic):
+    clock = monotonic
     clock.t = 100.0
-    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock, time=time.time))
 
     class Takes3s(Slow):
         def period(self):
@@ -517,11 +523,8 @@ def test_background_threads_are_named_after_their_collector():
             t.join(2)
 
 
-def test_a_background_run_longer_than_its_period_is_followed_at_once(monkeypatch):
-    import types
-    from aix_exporter import exporter as ex
-    clock = Clock()
-    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock, time=time.time))
+def test_a_background_run_longer_than_its_period_is_followed_at_once(monkeypatch, monotonic):
+    clock = monotonic
 
     class Takes12s(Slow):
         def collect(self, source):
@@ -539,12 +542,9 @@ def test_a_background_run_longer_than_its_period_is_followed_at_once(monkeypatch
     assert waits == [0.0]
 
 
-def test_a_runs_duration_is_measured_on_the_monotonic_clock(monkeypatch):
-    import types
-    from aix_exporter import exporter as ex
-    clock = Clock()
+def test_a_runs_duration_is_measured_on_the_monotonic_clock(monotonic):
+    clock = monotonic
     clock.t = 500.0
-    monkeypatch.setattr(ex, "time", types.SimpleNamespace(monotonic=clock, time=time.time))
 
     class Takes(Good):
         def collect(self, source):
