@@ -94,6 +94,7 @@ HANDSHAKE_GRACE = 2.0              # ... once that is this many seconds old (a r
 LISTEN_BACKLOG = 512               # connections the kernel queues before accept (capped by somaxconn)
 ERROR_WRITE_TIMEOUT = 5.0          # seconds an error answer (408, 431, 503...) waits for the client to take it
 SERVER = f"aix_exporter/{__version__}".encode()
+HEAD_TOO_LARGE = b"request header fields too large\n"   # the 431 body, from h11's bound or the head's length
 
 
 def scrape_deadline(headers, max_timeout: float = MAX_SCRAPE_TIMEOUT) -> float:
@@ -394,10 +395,10 @@ class Server:
                 event = conn.next_event()
             except h11.RemoteProtocolError as e:
                 status = e.error_status_hint or 400
-                return _Refused(status, b"request header fields too large\n" if status == 431 else b"bad request\n")
+                return _Refused(status, HEAD_TOO_LARGE if status == 431 else b"bad request\n")
             if received is not None and isinstance(event, h11.Request) and (
                     buffered + received[0] - len(conn.trailing_data[0]) > MAX_HEADER_BYTES):
-                return _Refused(431, b"request header fields too large\n")
+                return _Refused(431, HEAD_TOO_LARGE)
             if event is h11.NEED_DATA:
                 data = await reader.read(65536)
                 if received is not None:
