@@ -46,7 +46,7 @@ DRY=0
 PURGE=0
 # Commands whose RBAC access authorisations the role gets (read on the target with lssecattr).
 # the command table's rbac executables (commands.rbac_executables(); tests/unit/test_commands.py)
-PRIV_CMDS="/usr/bin/iostat /usr/bin/svmon /usr/bin/vmstat /usr/sbin/vmo"
+PRIV_CMDS="/usr/bin/iostat /usr/bin/svmon /usr/bin/vmstat /usr/sbin/asoo /usr/sbin/vmo"
 
 ACTION=${1:-}
 case $ACTION in install|restart|remove) shift ;; *) sed -n '2,30p' "$0" >&2; exit 2 ;; esac

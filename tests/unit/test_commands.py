@@ -102,12 +102,13 @@ def test_the_setup_scripts_privileged_commands_are_the_command_tables():
     from tests.conftest import ROOT
     script = (ROOT / "deploy" / "aix" / "src-setup.sh").read_text()
     line = re.search(r'^PRIV_CMDS="([^"]*)"$', script, re.M).group(1)
-    assert line.split() == rbac_executables() == ["/usr/bin/iostat", "/usr/bin/svmon", "/usr/bin/vmstat", "/usr/sbin/vmo"]
+    assert line.split() == rbac_executables() == ["/usr/bin/iostat", "/usr/bin/svmon", "/usr/bin/vmstat", "/usr/sbin/asoo",
+                                                                   "/usr/sbin/vmo"]
     # each command that reads kernel statistics is marked, svmon -G as well as svmon -P (one executable);
     # ps eww, the splat report, the activity log and dsmadmc need no authorization
     from aix_exporter.commands import COMMANDS
     assert [k for k, c in COMMANDS.items() if c.rbac] == [
-        "vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "vmo", "iostat_tape"]
+        "vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "vmo", "asoo", "iostat_tape"]
 
 
 def test_each_commands_argv_with_the_settings_it_reads():
@@ -126,6 +127,7 @@ def test_each_commands_argv_with_the_settings_it_reads():
         "vmstat_v": ["/usr/bin/vmstat", "-v"],
         "vmstat_s": ["/usr/bin/vmstat", "-s"],
         "svmon_g": ["/usr/bin/svmon", "-G"],
+        "asoo": ["/usr/sbin/asoo", "-a"],
         "svmon_p": ["/usr/bin/svmon", "-P", "12", "34"],
         "ps_env": ["/usr/bin/ps", "eww", "12", "34"],
         "vmo": ["/usr/sbin/vmo", "-L", "lgpg_regions", "-L", "lgpg_size", "-L", "maxpin%"],
@@ -138,7 +140,7 @@ def test_each_commands_argv_with_the_settings_it_reads():
     }
     assert {c.key: c.fetch for c in TABLE} == {
         "vmstat": "run", "vmstat_v": "run", "vmstat_s": "run", "svmon_g": "run", "svmon_p": "processes",
-        "ps_env": "per_process", "vmo": "run", "splat": "splat", "iostat_tape": "run", "tsm_actlog": "log",
+        "ps_env": "per_process", "vmo": "run", "asoo": "run", "splat": "splat", "iostat_tape": "run", "tsm_actlog": "log",
         "tsm_processes": "dsmadmc", "tsm_sessions": "dsmadmc", "tsm_mounts": "dsmadmc", "tsm_summary": "dsmadmc"}
 
 

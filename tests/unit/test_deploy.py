@@ -134,7 +134,7 @@ def test_aix_installer_non_root_user_gets_a_user_and_owns_the_log():
     assert "+ 'chmod' '750' '/var/log/aix_exporter'" in r.stdout
     assert "+ 'chown' 'aixexp' '/var/lib/aix_exporter'" in r.stdout
     # the dry run shows the RBAC steps it would run on AIX, also where lssecattr does not exist
-    assert ("+ 'mkrole' 'authorizations=<accessauths of /usr/bin/iostat /usr/bin/svmon /usr/bin/vmstat /usr/sbin/vmo>' "
+    assert ("+ 'mkrole' 'authorizations=<accessauths of /usr/bin/iostat /usr/bin/svmon /usr/bin/vmstat /usr/sbin/asoo /usr/sbin/vmo>' "
             "'dfltmsg=aix_exporter' 'aixexporter'") in r.stdout
     assert "+ 'chuser' 'roles=aixexporter' 'default_roles=aixexporter' 'aixexp'" in r.stdout
 

@@ -42,21 +42,26 @@ class Tunable:
 
 def parse(text: str) -> dict:
     """Return {name: Tunable}."""
-    lines = [l.expandtabs(8) for l in text_lines(text, COMMAND)]
+    return parse_tunables(text, COMMAND)
+
+
+def parse_tunables(text: str, command: str) -> dict:
+    """The tuning framework's display, shared by vmo, asoo (and ioo, schedo, no): ``-L`` or ``-a``."""
+    lines = [l.expandtabs(8) for l in text_lines(text, command)]
     for no, line in enumerate(lines, 1):
         if line.split()[:len(_HEADER)] == _HEADER and line.startswith("NAME"):
-            return _parse_L(lines, no)
-    return _parse_a(lines)
+            return _parse_L(lines, no, command)
+    return _parse_a(lines, command)
 
 
-def _parse_a(lines) -> dict:
+def _parse_a(lines, command: str) -> dict:
     out = {}
     for no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         m = _ASSIGN_RE.match(line)
         if not m:
-            raise ParseError(f"{COMMAND}: neither a 'vmo -L' table nor 'name = value'", no, line)
+            raise ParseError(f"{command}: neither a '{command} -L' table nor 'name = value'", no, line)
         out[m.group(1)] = Tunable(name=m.group(1), current=suffixed_number(m.group(2)))
     return out   # not empty: text_lines rejects output without a non-blank line
 
@@ -70,7 +75,7 @@ def _spans(header: str):
     return spans
 
 
-def _parse_L(lines, header_no) -> dict:
+def _parse_L(lines, header_no, command: str) -> dict:
     spans = _spans(lines[header_no - 1])
     out: dict = {}
     current: Optional[Tunable] = None
@@ -87,7 +92,7 @@ def _parse_L(lines, header_no) -> dict:
             continue
         if line[0].isspace():
             if current is None:
-                raise ParseError(f"{COMMAND}: dependency line before any tunable", no, line)
+                raise ParseError(f"{command}: dependency line before any tunable", no, line)
             current.dependencies += tuple(stripped.split())
             continue
         cells: dict = {name: [] for name, _, _ in spans}
@@ -98,7 +103,7 @@ def _parse_L(lines, header_no) -> dict:
                     break
         name = " ".join(cells["NAME"])
         if not _NAME_RE.match(name):
-            raise ParseError(f"{COMMAND}: bad tunable name {name!r}", no, line)
+            raise ParseError(f"{command}: bad tunable name {name!r}", no, line)
 
         def val(col, cells=cells):
             return suffixed_number(" ".join(cells[col])) if cells[col] else None
@@ -109,7 +114,7 @@ def _parse_L(lines, header_no) -> dict:
         out[name] = current
         closed = False
     if not out:
-        raise ParseError(f"{COMMAND}: vmo -L header without tunable rows")
+        raise ParseError(f"{command}: {command} -L header without tunable rows")
     if not closed:
-        raise ParseError(f"{COMMAND}: the last tunable block has no closing rule (output cut?)")
+        raise ParseError(f"{command}: the last tunable block has no closing rule (output cut?)")
     return out
