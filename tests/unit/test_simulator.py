@@ -148,7 +148,8 @@ def test_bad_specs(spec, message):
 
 
 def test_every_scenario_is_listed():
-    assert set(SCENARIOS) == {"case-study", "exhaustion", "fallback", "steady", "tight-memory"}
+    assert set(SCENARIOS) == {"case-study", "exhaustion", "fallback", "steady", "tight-memory", "ibm-64k",
+                              "ibm-64k-quiet"}
     assert parse_spec("steady")["speed"] == 1.0
 
 
@@ -241,3 +242,37 @@ def test_counter_reads_cost_a_bounded_number_of_steps_at_any_simulated_time(monk
         calls[0] = 0
         m._counters(t)
         assert calls[0] <= mod.SNAPSHOT_EVERY / mod.STEP
+
+
+def test_the_readmes_three_regime_table_is_the_models():
+    """The README's model figures at 8 drives (tape, miss ratio, %sys / %usr) for 4 KB, IBM's
+    64 KB line and 16 MB pages, from the model itself: case-study's 4 KB hours, ibm-64k-quiet and
+    steady, without noise."""
+    import re
+
+    from aix_exporter.simulate.model import Model, user_share
+    from aix_exporter.simulate.scenarios import get
+    from tests.conftest import ROOT
+    readme = (ROOT / "README.md").read_text()
+    rows = dict(re.findall(r"^\| (4 KB|64 KB|16 MB)[^|]* \| \d+ \| ([\d.]+ \| [\d.]+ % \| [\d.]+ / [\d.]+ = [\d.]+) \|$",
+                           readme, re.M))
+    got = {}
+    for label, scenario in (("4 KB", "case-study"), ("64 KB", "ibm-64k-quiet"), ("16 MB", "steady")):
+        model = Model(get(scenario))
+        r = model.regime(3600)
+        x = 8 * r["per_drive"]
+        us, sy = 0.079 * x * user_share(r["miss"], 8), 4 + 0.07 * x + 5 * r["miss"]
+        got[label] = f"{x:.1f} | {r['miss'] * 100:.1f} % | {sy:.1f} / {us:.1f} = {sy / us:.2f}"
+    assert rows == got
+    assert [round(Model(get(s)).regime(3600)["c"]) for s in ("case-study", "ibm-64k-quiet", "steady")] == [64, 4, 1]
+
+
+def test_ibm_64k_is_contended_at_64k_by_the_plans_limits_and_not_after_the_16m_step():
+    from aix_exporter.simulate.model import Model
+    from aix_exporter.simulate.scenarios import get
+    model = Model(get("ibm-64k"))
+    before, after = model.state(2 * 3600), model.state(6 * 3600)
+    assert (before.c_eff, after.c_eff) == (4.0, 1.0) and before.heap_64k_pages == 108 * 256 and after.heap_64k_pages == 0
+    assert before.miss_ratio > 0.10 and before.cpu["sy"] / before.cpu["us"] > 3
+    assert after.miss_ratio < 0.10 and after.total_mibps > 1.4 * before.total_mibps
+    assert [s for s, _ in before.heap_layout()] == ["m"] * 8      # the heap's 8 segments in 64 KB pages

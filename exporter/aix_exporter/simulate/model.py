@@ -3,14 +3,26 @@
 Physics (calibrated to seed 000, documented in README 'Simulator'):
 
 * Pinning a 256 KB buffer takes c lock cycles: 64 with 4 KB pages, 4 with
-  64 KB, 1 with 16 MB. Buffers live in the data heap, so the effective c is
-  the heap's page-size mix: c = 64 x share_4K + 1 x share_16M.
+  64 KB, 1 with 16 MB (seed 000's table). Buffers live in the data heap, so the
+  effective c is the heap's page-size mix:
+  c = 64 x share_4K + 4 x share_64K + 1 x share_16M.
+  The heap's page size: 16 MB pages where LDR_CNTRL asks for them
+  (LARGE_PAGE_DATA=Y or M) and the pool has them; otherwise (and for what
+  does not fit the pool under =Y) the data page size, 64 KB with
+  DATAPSIZE=64K (IBM's Storage Protect start line), else 4 KB.
 * With n tape threads in one process the VMM segment lock is contended:
   miss ratio m = 1 - 1/(1 + A c (n-1)); per-drive throughput
   T = T_MAX / (1 + K c (n-1)). A, K, T_MAX are fitted so that 8 drives give
   m = 0.25 and 139 MiB/s with 4 KB pages, 378 MiB/s with 16 MB pages.
-* CPU (percent): us = 0.079 X (1 - 3m), sy = 4 + 0.07 X + 5m, wa = 4 + 64m,
-  with X the total MiB/s: 3/15/62/20 before, about 29/31/36/4 after.
+* CPU (percent of an LPAR of 4 virtual processors, entitlement 4.0):
+  us = 0.079 X u(w), sy = 4 + 0.07 X + 5m, wa = 4 + 64m, with X the total
+  MiB/s and w = m (n-1) the expected waiters on the lock per pin. u(w), the
+  application's work per MiB left over by the contention, is
+  max(0.1, 1 - 3w/7): at the seed's 8 drives that is the fitted 1 - 3m
+  (3/15/62/20 before, about 29/31/36/4 after), and it extends the seed to
+  more tape threads (the collapse the seed describes: %sys several times
+  %usr), floored where the threads do little else than wait. A scenario on a
+  larger LPAR (``vcpus``) divides the load-driven terms by vcpus / 4.
 * Large pages: the heap wants `need` 16 MB pages (its target plus growth).
   LARGE_PAGE_DATA=Y uses what the pool has left (pool minus the kernel's 16)
   and puts the rest in 4 KB pages; =M dies with ENOMEM instead (ANR9999D,
@@ -45,6 +57,14 @@ UPTIME_AT_START = 2 * 86400    # the LPAR booted two days before the scenario st
 STEP = 10.0                    # integration step of the tape counters (simulated seconds)
 SNAPSHOT_EVERY = 60.0          # tape counters are kept at every multiple of this (a multiple of STEP)
 BUFFER_KB = 256
+CYCLES = {"4K": 64.0, "64K": 4.0, "16M": 1.0}   # lock cycles to pin a 256 KB buffer (seed 000)
+USER_FLOOR = 0.1               # u(w) never falls below this share
+
+
+def user_share(miss: float, drives: int) -> float:
+    """u(w): the application's work per MiB left over by the lock contention, with w = m (n-1)
+    the expected waiters per pin; 1 - 3w/7 is the seed's fitted 1 - 3m at 8 drives."""
+    return max(USER_FLOOR, 1 - 3 * miss * (drives - 1) / 7)
 
 
 def noise(seed: int, step: int, item: str, spread: float) -> float:
@@ -85,6 +105,7 @@ class State:
     total_mibps: float
     cpu: dict                   # us sy id wa (floats, percent)
     drives: list = field(default_factory=list)
+    heap_64k_pages: int = 0     # the heap's 64 KB pages (DATAPSIZE=64K)
     uptime: float = 0.0
     model: Optional["Model"] = field(default=None, repr=False, compare=False)
 
@@ -95,8 +116,9 @@ class State:
 
     def heap_layout(self) -> list:
         """The heap's work segments as (psize letter, pages in that size): 16 MB
-        segments hold 16 large pages, 4 KB segments 65536 frames. Without large
-        pages the 4 KB heap is spread over `heap_segments` segments."""
+        segments hold 16 large pages, 64 KB segments 4096 pages, 4 KB segments
+        65536 frames. Without large pages the heap is spread over `heap_segments`
+        segments of its one page size."""
         out = []
         left = self.heap_l
         n = min(self.heap_l, max(self.heap_segments, -(-self.heap_l // 16)))
@@ -104,15 +126,18 @@ class State:
             take = min(16, left - (n - i - 1))
             out.append(("L", take))
             left -= take
-        if self.heap_l == 0 and self.heap_4k_frames:
-            n = self.heap_segments
-            each = self.heap_4k_frames // n
-            out += [("s", each)] * (n - 1) + [("s", self.heap_4k_frames - each * (n - 1))]
-        elif self.heap_4k_frames:
-            left = self.heap_4k_frames
-            while left > 0:
-                out.append(("s", min(65536, left)))
-                left -= 65536
+        for letter, pages, per_segment in (("m", self.heap_64k_pages, 4096), ("s", self.heap_4k_frames, 65536)):
+            if not pages:
+                continue
+            if self.heap_l == 0:
+                n = self.heap_segments
+                each = pages // n
+                out += [(letter, each)] * (n - 1) + [(letter, pages - each * (n - 1))]
+            else:
+                left = pages
+                while left > 0:
+                    out.append((letter, min(per_segment, left)))
+                    left -= per_segment
         return out
 
     @property
@@ -178,23 +203,26 @@ class Model:
         up = self.server_up(p, t)
         need = self.need_l(p, t)
         heap_l = 0
-        heap_4k = 0
+        rest = 0.0                  # the heap not in 16 MB pages, in 16 MB units
         if p.mode in ("Y", "M") and p.lgpg_regions:
             avail = max(0, p.lgpg_regions - KERNEL_L)
             heap_l = int(min(need, avail))
-            overflow = max(0.0, need - heap_l) if p.mode == "Y" else 0.0
-            heap_4k = int(overflow * FRAMES_PER_LARGE)
+            rest = max(0.0, need - heap_l) if p.mode == "Y" else 0.0
         else:
-            heap_4k = int((need or 108) * FRAMES_PER_LARGE)
+            rest = need or 108
+        # what is not in 16 MB pages sits in the data page size: 64 KB with DATAPSIZE=64K
+        heap_64k = int(rest * FRAMES_PER_LARGE // 16) if p.datapsize == "64K" else 0
+        heap_4k = 0 if heap_64k else int(rest * FRAMES_PER_LARGE)
         if not up:
-            heap_l, heap_4k = 0, 0
-        total = heap_l * FRAMES_PER_LARGE + heap_4k
+            heap_l, heap_4k, heap_64k = 0, 0, 0
+        total = heap_l * FRAMES_PER_LARGE + heap_4k + 16 * heap_64k
         share_4k = heap_4k / total if total else 1.0
-        c = 64.0 * share_4k + 1.0 * (1 - share_4k)
+        share_64k = 16 * heap_64k / total if total else 0.0
+        c = CYCLES["4K"] * share_4k + CYCLES["64K"] * share_64k + CYCLES["16M"] * (1 - share_4k - share_64k)
         n = self.sc.drives
         miss = 1 - 1 / (1 + A_MISS * c * (n - 1)) if up else 0.0
         per_drive = T_MAX / (1 + K_THROUGHPUT * c * (n - 1)) if up else 0.0
-        return {"phase": p, "up": up, "need": need, "heap_l": heap_l, "heap_4k": heap_4k,
+        return {"phase": p, "up": up, "need": need, "heap_l": heap_l, "heap_4k": heap_4k, "heap_64k": heap_64k,
                 "c": c, "miss": miss, "per_drive": per_drive}
 
     def _drive_rates(self, r: dict, step: int) -> list:
@@ -259,8 +287,9 @@ class Model:
     def cpu(self, r: dict, total: float, step: int) -> dict:
         m = r["miss"]
         if r["up"]:
-            us = 0.079 * total * (1 - 3 * m)
-            sy = 4 + 0.07 * total + 5 * m
+            scale = 4.0 / self.sc.vcpus
+            us = 0.079 * total * user_share(m, self.sc.drives) * scale
+            sy = 4 + (0.07 * total + 5 * m) * scale
             wa = 4 + 64 * m
         else:
             us, sy, wa = 0.6, 2.0, 0.4
@@ -287,7 +316,7 @@ class Model:
             lgpg_regions=p.lgpg_regions,
             lgpg_regions_boot=p.lgpg_regions if p.lgpg_regions_boot is None else p.lgpg_regions_boot,
             heap_segments=self.sc.heap_segments + int(max(0.0, r["need"] - 108) // 16),
-            heap_l=r["heap_l"], heap_4k_frames=r["heap_4k"], need_l=r["need"],
+            heap_l=r["heap_l"], heap_4k_frames=r["heap_4k"], heap_64k_pages=r["heap_64k"], need_l=r["need"],
             miss_ratio=r["miss"], c_eff=r["c"], total_mibps=total, cpu=self.cpu(r, total, step),
             drives=drives, uptime=UPTIME_AT_START + t, model=self)
 

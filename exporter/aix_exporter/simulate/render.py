@@ -12,6 +12,12 @@ import time
 
 from .model import (ENT, FRAME, FRAMES_PER_LARGE, KERNEL_L, LCPU, MEM_FRAMES, PGSP_FRAMES, VCPU, Model, State)
 
+
+def cpus(s: State) -> tuple:
+    """(logical CPUs, entitlement, virtual processors) of the scenario's LPAR."""
+    v = s.model.sc.vcpus if s.model else VCPU
+    return LCPU * v // VCPU, ENT * v / VCPU, v
+
 RULE80 = "-" * 80
 
 
@@ -27,7 +33,7 @@ def process_pages(s: State) -> dict:
         return {}
     other_4k = 93802 + 4016
     s4k = s.heap_4k_frames + other_4k
-    m64 = 428 if "SHMPSIZE=64K" in s.ldr_cntrl else 221
+    m64 = (428 if "SHMPSIZE=64K" in s.ldr_cntrl else 221) + s.heap_64k_pages
     return {
         "s": {"inuse": s4k, "pin": 8968 if s.mode == "N" else 292, "pgsp": 0, "virtual": s4k - 4016},
         "m": {"inuse": m64, "pin": 17, "pgsp": 0, "virtual": m64},
@@ -72,20 +78,21 @@ def memory_frames(s: State) -> dict:
 # -- commands ---------------------------------------------------------------
 def vmstat(model: Model, s: State, interval: int = 5) -> str:
     prev = model.state(max(0.0, s.t - interval), counters=False)
+    lcpu, ent, vcpu = cpus(s)
     rows = []
     for st in (prev, s):
         mem = memory_frames(st)
         c = st.cpu
         us, sy, wa = round(c["us"]), round(c["sy"]), round(c["wa"])
         idle = max(0, 100 - us - sy - wa)
-        pc = (c["us"] + c["sy"]) / 100.0 * VCPU
-        ec = pc / ENT * 100
+        pc = (c["us"] + c["sy"]) / 100.0 * vcpu
+        ec = pc / ent * 100
         io = st.total_mibps * 4
         rows.append(f"{3 + int(io // 200):3d} {int(st.miss_ratio * 8):3d} {mem['virtual']:10d} {mem['free']:10d} "
                     f"{0:5d} {0:5d} {0:5d} {0:5d} {0:6d} {0:5d} {int(2200 + io * 9):5d} {int(24000 + io * 7):6d} "
                     f"{int(30000 + io * 3):5d} {us:2d} {sy:2d} {idle:2d} {wa:2d} {pc:5.2f} {ec:5.1f} "
                     f"{st.pool_inuse:6d} {st.pool_free:6d}")
-    return ("\nSystem configuration: lcpu=%d mem=%dMB ent=%.2f\n\n" % (LCPU, mem_frames(s) * FRAME // (1 << 20), ENT) +
+    return ("\nSystem configuration: lcpu=%d mem=%dMB ent=%.2f\n\n" % (lcpu, mem_frames(s) * FRAME // (1 << 20), ent) +
             " kthr          memory                         page                       faults           cpu                 large-page\n"
             "------- --------------------- ------------------------------------ ------------------ ----------------------- -------------\n"
             "  r   b        avm        fre    re    pi    po    fr     sr    cy    in     sy    cs us sy id wa    pc    ec    alp    flp\n"
@@ -201,6 +208,11 @@ def vmo(s: State) -> str:
         "     lgpg_regions\n" + RULE80 + "\n")
 
 
+def asoo(s: State) -> str:
+    """asoo -a: ASO's two tunables, as AIX 7.x prints them."""
+    return f"aso_active = {1 if s.model and s.model.sc.aso_active else 0}\ndebug_level = -1\n"
+
+
 def vmstat_v(s: State) -> str:
     mem = memory_frames(s)
     k = int(s.t // 60)
@@ -240,12 +252,13 @@ def iostat_tape(model: Model, s: State, interval: int = 5) -> str:
     """iostat -p INTERVAL 2 read when it ends (at s.t): the report since boot printed at
     s.t - interval, then the report of the interval (rates and KB of that interval)."""
     prev = model.state(max(0.0, s.t - interval))
+    lcpu, ent, vcpu = cpus(s)
 
     def report(rows):
         return ["", "tty:      tin         tout    avg-cpu: % user % sys % idle % iowait physc % entc",
                 f"          0.1         12.4             {s.cpu['us']:6.1f} {s.cpu['sy']:5.1f} {s.cpu['id']:6.1f}"
-                f" {s.cpu['wa']:8.1f} {(s.cpu['us'] + s.cpu['sy']) / 100 * VCPU:5.2f} "
-                f"{(s.cpu['us'] + s.cpu['sy']) / 100 * VCPU / ENT * 100:6.1f}",
+                f" {s.cpu['wa']:8.1f} {(s.cpu['us'] + s.cpu['sy']) / 100 * vcpu:5.2f} "
+                f"{(s.cpu['us'] + s.cpu['sy']) / 100 * vcpu / ent * 100:6.1f}",
                 "", "Tapes:       % tm_act     Kbps      tps    Kb_read   Kb_wrtn"] + rows
 
     boot = []
@@ -259,7 +272,7 @@ def iostat_tape(model: Model, s: State, interval: int = 5) -> str:
         busy = min(100.0, (d.busy_seconds - p.busy_seconds) / interval * 100)
         last.append(f"{d.name:<12}{busy:8.1f}{(kb_r + kb_w) / interval:10.1f}"
                     f"{(d.transfers - p.transfers) / interval:9.1f} {kb_r:10d} {kb_w:9d}")
-    head = [f"System configuration: lcpu={LCPU} drives=6 ent={ENT:.2f} paths=12 vdisks=0 tapes={len(s.drives)}"]
+    head = [f"System configuration: lcpu={lcpu} drives=6 ent={ent:.2f} paths=12 vdisks=0 tapes={len(s.drives)}"]
     return "\n".join([""] + head + report(boot) + report(last)) + "\n"
 
 
@@ -276,6 +289,7 @@ def splat(s: State, epoch: float, window: float = 5.0) -> str:
     x = s.total_mibps
     io = x * 4                      # 256 KB I/Os per second
     m = s.miss_ratio
+    lcpu = cpus(s)[0]
     funcs = [(".pin_seg_range", int(io * s.c_eff * 2 * window), m * 100, 1.35 * m),
              (".xlpin", int(io * 10 * 1.1 * window), m * 38, 0.4 * m),
              (".as_geth", int(1578 * (0.3 + x / 200)), m * 50, 0.6 * m),
@@ -296,8 +310,8 @@ def splat(s: State, epoch: float, window: float = 5.0) -> str:
            f"Trace Date: {_ts(epoch, '%a %b %d %H:%M:%S %Y')}",
            "PURR was used to calculate CPU times.",
            f"Elapsed Real Time: {window:.6f}",
-           f"Number of CPUs Traced: {LCPU} (Observed):{LCPU}",
-           f"Cumulative CPU Time: {window * LCPU:.6f}",
+           f"Number of CPUs Traced: {lcpu} (Observed):{lcpu}",
+           f"Cumulative CPU Time: {window * lcpu:.6f}",
            "*" * 89, "", "*" * 105, "10 max entries, Summary sorted by Acquisitions:", "",
            "                        T Acqui-        Wait",
            "                        y sitions        or                      Locks or      Percent Holdtime",
@@ -426,6 +440,7 @@ RENDERERS = {
     "svmon_p": lambda c: svmon_p(_running(c)) + storage_agents_svmon(c.processes - 1),
     "ps_env": lambda c: ps_env(_running(c)) + storage_agents_ps(c.processes - 1),
     "vmo": lambda c: vmo(c.state),
+    "asoo": lambda c: asoo(c.state),
     "splat": lambda c: splat(c.state, c.epoch0 + c.t),
     "iostat_tape": lambda c: iostat_tape(c.model, c.state, c.interval),
     "tsm_actlog": lambda c: actlog(c.model.log(c.t), c.epoch0),
