@@ -7,23 +7,44 @@
   // a recorded series as the alerts read it: with the selector too, so that rule files for
   // two jobs (the demo's aix-rules.yml and demo-fast-rules.yml) never alert on each other's
   local R(name) = '%s{%s}' % [name, S],
-  // the large-page regime (1: 16 MB pages, 0: 4 KB): from the monitored processes' 16 MB use
-  // over their last 2 minutes (backfilled history has no staleness markers), absent while
-  // they are down; for history without process figures (nmon imports), from the LPAR's
-  // 16 MB pages in use. Inlined in the per-regime rules: promtool backfills rules that read
-  // raw series only.
-  local regime = '(max by (instance, job) (last_over_time(aix_process_inuse_bytes{%s,psize="16M"}[2m])) > bool 0) or on (instance, job) (max by (instance, job) (last_over_time(aix_process_total_inuse_bytes{%s}[2m])) * 0) or on (instance, job) ((max by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="16M"}) > bool 0) unless on (instance, job) aix_process_monitored{%s})' % [S, S, S, S],
-  // 1, labelled regime="4K" or "16M": a figure multiplied by it carries its regime
-  // the fleet census: one code per LPAR, the worst state first. 4: no monitored process runs and
-  // the server logged ANR0358E within censusFailedWindow (it died for want of large pages). 3: a process with mandatory large
+  // The page-size regime, in bytes: 4096, 65536 or 16777216, the page size that holds most of
+  // the monitored processes' data. Evidence, first found wins:
+  //  1. svmon -P's split: the page size with the most of the processes' memory in use over
+  //     their last 2 minutes (backfilled history has no staleness markers); ties go to the
+  //     larger page;
+  //  2. LDR_CNTRL (ps eww) where svmon -P has no split: LARGE_PAGE_DATA=Y or M asks for 16 MB
+  //     pages, DATAPSIZE=64K puts the heap on 64 KB pages, anything else is 4 KB (so is a
+  //     process svmon -P shows without a split and ps without LDR_CNTRL);
+  //  3. for history without process figures (nmon imports), the LPAR's pools: 16 MB pages in
+  //     use, else 64 KB when more memory is in 64 KB pages than in 4 KB pages, else 4 KB.
+  // Absent while the monitored processes are down (aix_process_monitored 0). Inlined in the per-regime rules: promtool
+  // backfills rules that read raw series only.
+  local procUse(psize) = 'sum by (instance, job) (last_over_time(aix_process_inuse_bytes{%s,psize="%s"}[2m]))' % [S, psize],
+  local procMost = 'max by (instance, job) (sum by (instance, job, psize) (last_over_time(aix_process_inuse_bytes{%s,psize=~"4K|64K|16M"}[2m])))' % S,
+  local bySplit = '((%s > 0) >= %s) * 0 + %d or ((%s > 0) >= %s) * 0 + %d or ((%s > 0) >= %s) * 0 + %d' % [
+    procUse('16M'), procMost, L, procUse('64K'), procMost, 65536, procUse('4K'), procMost, 4096],
+  local ldr(matcher) = 'max by (instance, job) (last_over_time(aix_process_ldr_cntrl_info{%s%s}[2m]))' % [S, matcher],
+  local byLdr = '%s * %d or %s * %d or %s * %d or max by (instance, job) (last_over_time(aix_process_total_inuse_bytes{%s}[2m])) * 0 + %d' % [
+    ldr(',large_page_data=~"[YyMm]"'), L, ldr(',datapsize=~"64[Kk]"'), 65536, ldr(''), 4096, S, 4096],
+  local lparUse(psize) = 'sum by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="%s"})' % [S, psize],
+  local byPools = '(((%s > 0) * 0 + %d or (%s >= %s) * 0 + %d or %s * 0 + %d) unless on (instance, job) aix_process_monitored{%s})' % [
+    lparUse('16M'), L, lparUse('64K'), lparUse('4K'), 65536, lparUse('4K'), 4096, S],
+  // the process evidence ends as soon as the process collector sees no monitored process (not
+  // 2 minutes later): the pool is often resized while the server is down, and those minutes
+  // must not count for the regime before
+  local pageSize = '((%s or %s) unless on (instance, job) (max by (instance, job) (aix_process_monitored{%s}) == 0)) or %s' % [bySplit, byLdr, S, byPools],
+  local regime = '(%s) == bool %d' % [pageSize, L],
+  // the fleet census: one code per LPAR, the worst state first. 5: no monitored process runs and
+  // the server logged ANR0358E within censusFailedWindow (it died for want of large pages). 4: a process with mandatory large
   // pages (LARGE_PAGE_DATA=M) and fewer free 16 MB pages than one heap segment (ANR0358E ahead);
-  // 2: a process asking for large pages with =Y and no free page (it falls back to 4 KB pages);
-  // 1: the monitored processes run on 16 MB pages; 0: on 4 KB pages
+  // 3: a process asking for large pages with =Y and no free page (it falls back to smaller pages);
+  // 2: the monitored processes run on 16 MB pages; 1: on 64 KB pages; 0: on 4 KB pages
   local freePages = '((sum without (psize) (aix_memory_page_pool_size_bytes{%s,psize="16M"}) - sum without (psize) (aix_memory_page_inuse_bytes{%s,psize="16M"})) / %d)' % [S, S, L],
   // an LPAR with a monitored process whose svmon -P 16MB mode matches `mode` (census, pre-flight)
   local asking(mode) = 'on (instance, job) count by (instance, job) (aix_process_large_page_info{%s,mode=~"%s"})' % [S, mode],
   local failed = '(max by (instance, job) (aix_process_monitored{%s}) == 0) and on (instance, job) (max by (instance, job) (increase(aix_tsm_messages_total{%s,msgid="ANR0358E"}[%s])) > 0)' % [S, S, c.censusFailedWindow],
-  local census = 'max by (instance, job) ((%s) * 0 + 4 or ((%s < %d) and %s) * 0 + 3 or ((%s < 1) and %s) * 0 + 2 or (%s))' % [failed, freePages, c.mandatoryMinHeadroomPages, asking('M'), freePages, asking('Y'), regime],
+  local regimeCode = '((%(p)s) == %(L)d) * 0 + 2 or ((%(p)s) == 65536) * 0 + 1 or ((%(p)s) == 4096) * 0' % { p: pageSize, L: L },
+  local census = 'max by (instance, job) ((%s) * 0 + 5 or ((%s < %d) and %s) * 0 + 4 or ((%s < 1) and %s) * 0 + 3 or (%s))' % [failed, freePages, c.mandatoryMinHeadroomPages, asking('M'), freePages, asking('Y'), regimeCode],
   // the restart pre-flight, for an LPAR whose monitored process asks for large pages: what it would
   // get from the 16 MB pool if restarted now. It comes back asking for the pages it holds now plus
   // one heap segment of growth (mandatoryMinHeadroomPages), and the pages other processes hold
@@ -33,7 +54,7 @@
   // (`or` keeps the first of equal label sets: the worst outcome comes first)
   local preflight = 'min by (instance, job) (((%(f)s < %(h)d) and %(M)s) * 0 or ((%(f)s < %(h)d) and %(Y)s) * 0 + 1 or ((%(f)s >= %(h)d) and %(yM)s) * 0 + 2)' % {
     f: freePages, h: c.mandatoryMinHeadroomPages, yM: asking('Y|M'), Y: asking('Y'), M: asking('M') },
-  local regimeLabel = 'label_replace((%s) == 1, "regime", "16M", "", "") or label_replace(((%s) == 0) + 1, "regime", "4K", "", "")' % [regime, regime],
+  local regimeLabel = 'label_replace((%(p)s) == %(L)d, "regime", "16M", "", "") / %(L)d or label_replace((%(p)s) == 65536, "regime", "64K", "", "") / 65536 or label_replace((%(p)s) == 4096, "regime", "4K", "", "") / 4096' % { p: pageSize, L: L },
   local perRegime(record, figure) = { record: record, expr: '(%s) * on (instance, job) group_left (regime) (%s)' % [figure, regimeLabel] },
   // the before/after figures of each minute, labelled with the minute's regime: the records of
   // the one figure table the report and the comparison dashboards read too
@@ -68,6 +89,8 @@
           { record: 'aix:tape_bytes:rate5m', expr: 'rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])' % [S, S] },
           { record: 'aix:tape_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m]))' % [S, S] },
           { record: 'aix:tape_busy:ratio5m', expr: 'avg_over_time(aix_tape_busy_ratio{%s}[5m])' % S },
+          { record: 'aix:regime_page_size:bytes', expr: pageSize },
+          // deprecated (kept for existing users; nothing of ours reads it): 1 on 16 MB pages, 0 on 4 KB or 64 KB
           { record: 'aix:regime_16m:bool', expr: regime },
         ] + regimeRules + [
           { record: 'aix:pin_lock_miss:ratio', expr: 'max by (instance, job) (aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"})' % S },

@@ -1,6 +1,6 @@
 """The fleet census (issue 31): aix-exporter report --census ranks LPARs by large-page state and
 contention from the recording rules, on Prometheus and on VictoriaMetrics, and its columns are
-the fleet-census dashboard's. Six LPARs' recorded series, written here, in real stores."""
+the fleet-census dashboard's. Seven LPARs' recorded series, written here, in real stores."""
 import csv
 import io
 import subprocess
@@ -15,14 +15,15 @@ from tests.e2e.helpers import env, stop
 
 # instance: (state code, system/user CPU, pin miss ratio, pin lock misses/s, tape bytes/s)
 FLEET = {
-    "calm:10990": (1, 1.0, 0.005, 12, 378 << 20),
+    "calm:10990": (2, 1.0, 0.005, 12, 378 << 20),
+    "ibm64k:10990": (1, 1.1, 0.02, 250, 350 << 20),
     "contended:10990": (0, 5.0, 0.25, 3825, 139 << 20),
     "mild:10990": (0, 1.5, 0.02, 150, 300 << 20),
-    "fallback:10990": (2, 3.0, 0.10, 1200, 200 << 20),
-    "atrisk:10990": (3, 1.1, 0.01, 40, 350 << 20),
-    "down:10990": (4, 0.5, 0.0, 0, 0),
+    "fallback:10990": (3, 3.0, 0.10, 1200, 200 << 20),
+    "atrisk:10990": (4, 1.1, 0.01, 40, 350 << 20),
+    "down:10990": (5, 0.5, 0.0, 0, 0),
 }
-ORDER = ["down:10990", "atrisk:10990", "fallback:10990", "calm:10990", "contended:10990", "mild:10990"]
+ORDER = ["down:10990", "atrisk:10990", "fallback:10990", "calm:10990", "ibm64k:10990", "contended:10990", "mild:10990"]
 
 
 def history(start, minutes=180):
@@ -64,11 +65,12 @@ def run(store, tmp_path, out, *extra):
 def test_census_ranks_the_fleet_worst_first(fleet_store, tmp_path):
     r = run(fleet_store, tmp_path, "census.csv")
     assert r.returncode == 0, r.stderr
-    assert "wrote" in r.stdout and "6 LPARs; worst: down:10990 (down after ANR0358E)" in r.stdout
+    assert "wrote" in r.stdout and "7 LPARs; worst: down:10990 (down after ANR0358E)" in r.stdout
     rows = list(csv.DictReader(io.StringIO((tmp_path / "census.csv").read_text())))
     assert [row["instance"] for row in rows] == ORDER
     by = {row["instance"]: row for row in rows}
-    assert by["fallback:10990"]["state"] == "falling back to 4 KB" and by["contended:10990"]["state"] == "4 KB pages"
+    assert by["fallback:10990"]["state"] == "falling back (pool full)" and by["contended:10990"]["state"] == "4 KB pages"
+    assert by["ibm64k:10990"]["state"] == "64 KB pages" and by["calm:10990"]["state"] == "16 MB pages"
     assert float(by["contended:10990"]["sys_per_user"]) == pytest.approx(5.0)
     assert float(by["contended:10990"]["pin_miss"]) == pytest.approx(0.25)
     assert float(by["contended:10990"]["pin_misses_s"]) == pytest.approx(3825)
@@ -76,9 +78,11 @@ def test_census_ranks_the_fleet_worst_first(fleet_store, tmp_path):
     assert float(by["calm:10990"]["tape_mib_s"]) == pytest.approx(378.0)
     r = run(fleet_store, tmp_path, "census.md")
     text = (tmp_path / "census.md").read_text()
-    assert "By state: down after ANR0358E 1, mandatory at risk 1, falling back to 4 KB 1, 16 MB pages 1, 4 KB pages 2" in text
-    assert "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s |" in text
-    assert "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 3,825 | 139.0 |" in text
+    assert ("By state: down after ANR0358E 1, mandatory at risk 1, falling back (pool full) 1, 16 MB pages 1, "
+            "64 KB pages 1, 4 KB pages 2") in text
+    assert "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s | ASO |" \
+        in text
+    assert "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 3,825 | 139.0 | n/a |" in text
 
 
 def test_census_needs_the_rules_and_says_so(fleet_store, tmp_path):

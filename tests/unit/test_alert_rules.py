@@ -30,7 +30,7 @@ def test_promtool_check_and_test_rules():
     promtool = need("promtool")
     check = subprocess.run([promtool, "check", "rules", str(ALERTS / "aix-rules.yml")], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "SUCCESS: 43 rules found" in check.stdout
+    assert "SUCCESS: 44 rules found" in check.stdout
     test = subprocess.run([promtool, "test", "rules", "aix-rules.test.yml", "thresholds.test.yml", "demo-rules.test.yml"],
                           cwd=ALERTS / "tests", capture_output=True, text=True)
     assert test.returncode == 0, test.stdout + test.stderr
@@ -96,7 +96,8 @@ def test_threshold_tests_are_current_and_pin_every_numeric_setting():
     # the report's own settings are pinned by the report's tests (tests/e2e/test_report_plausibility.py)
     # and the plan's by tests/unit/test_plan.py
     assert [n for n, s in config.items() if s.get("scope") == "report"] == [
-        "planMinFreeMemoryRatio", "planWindow", "tapeDriveMaxBytesPerSecond", "reportMinUsableRatio"]
+        "planMinFreeMemoryRatio", "planWindow", "planPreferWhenBothHelp", "tapeDriveMaxBytesPerSecond",
+        "reportMinUsableRatio"]
     for name in numeric:
         assert f"# {name}" in source or f", {name}" in source, f"{name} has no threshold case"
     by_alert = {}

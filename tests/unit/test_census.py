@@ -33,7 +33,9 @@ def test_the_columns_read_the_recording_rules():
         'avg by (instance, job) (avg_over_time(aix:pin_lock_misses:rate{job="aix"}[2h]))'
     assert census.column("tape_mib_s", 'job="aix"', "$__range") == \
         'sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{job="aix"}[$__range])) / 1048576'
-    assert list(census.COLUMNS) == ["state", "sys_per_user", "pin_miss", "pin_misses_s", "tape_mib_s"]
+    assert census.column("aso_active", 'job="aix"', "2h") == \
+        'max by (instance, job) (last_over_time(aix_aso_active{job="aix"}[1h]))'
+    assert list(census.COLUMNS) == ["state", "sys_per_user", "pin_miss", "pin_misses_s", "tape_mib_s", "aso_active"]
 
 
 def test_census_merges_by_lpar_and_ranks_worst_first():
@@ -46,7 +48,7 @@ def test_census_merges_by_lpar_and_ranks_worst_first():
     })
     rows = census.census(prom, 1_800_000_000.0, 7200, 'job="aix"')
     assert [r.instance for r in rows] == ["d:1", "b:1", "c:1", "a:1", "e:1"]   # e: no state, last
-    assert all(at == 1_800_000_000.0 for _, at in prom.asked) and len(prom.asked) == 5
+    assert all(at == 1_800_000_000.0 for _, at in prom.asked) and len(prom.asked) == 6
     a = rows[3]
     assert (a.instance, a.job) == ("a:1", "aix")
     assert (a.state, a.sys_per_user, a.pin_miss, a.pin_misses_s, a.tape_mib_s) == (0.0, 5.0, 0.25, 3825.0, 139.0)
@@ -61,29 +63,29 @@ def test_ranking_from_both_sides():
     assert order(Lpar("x", "j", 0.0, 3.0, 0.1), Lpar("y", "j", 0.0, 3.0, 0.2)) == ["y", "x"]
     assert order(Lpar("y", "j", 0.0, 3.0, 0.2), Lpar("x", "j", 0.0, 3.0, 0.2)) == ["x", "y"]     # then by name
     assert order(Lpar("x", "j", 0.0, None), Lpar("y", "j", 0.0, 0.0)) == ["y", "x"]             # no data last
-    assert [Lpar("x", "j", float(k)).state_text for k in range(5)] == [
-        "4 KB pages", "16 MB pages", "falling back to 4 KB", "mandatory at risk", "down after ANR0358E"]
+    assert [Lpar("x", "j", float(k)).state_text for k in range(6)] == [
+        "4 KB pages", "64 KB pages", "16 MB pages", "falling back (pool full)", "mandatory at risk", "down after ANR0358E"]
 
 
 def test_every_column_of_the_markdown_and_csv():
-    rows = [Lpar("atrisk:10990", "aix", 3.0, 1.1, 0.01, 40.4, 350.04),
-            Lpar("contended:10990", "aix", 0.0, 4.995, 0.25, 3825.5, 139.0),
+    rows = [Lpar("atrisk:10990", "aix", 4.0, 1.1, 0.01, 40.4, 350.04, 1.0),
+            Lpar("contended:10990", "aix", 0.0, 4.995, 0.25, 3825.5, 139.0, 0.0),
             Lpar("new:10990", "aix")]
     md = census.markdown(rows, "2027-01-15 08:00 UTC", "24 h")
     assert md.splitlines() == [
         "# Fleet census: 3 LPARs", "",
         "State at 2027-01-15 08:00 UTC; contention and tape averaged over the 24 h before it. Worst first.", "",
-        "By state: down after ANR0358E 0, mandatory at risk 1, falling back to 4 KB 0, 16 MB pages 0, 4 KB pages 1", "",
-        "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s |",
-        "|---|---|---|---:|---:|---:|---:|",
-        "| atrisk:10990 | aix | mandatory at risk | 1.10 | 0.0100 | 40 | 350.0 |",
-        "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 3,826 | 139.0 |",
-        "| new:10990 | aix | n/a | n/a | n/a | n/a | n/a |"]
+        "By state: down after ANR0358E 0, mandatory at risk 1, falling back (pool full) 0, 16 MB pages 0, 64 KB pages 0, 4 KB pages 1", "",
+        "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s | ASO |",
+        "|---|---|---|---:|---:|---:|---:|---|",
+        "| atrisk:10990 | aix | mandatory at risk | 1.10 | 0.0100 | 40 | 350.0 | active |",
+        "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 3,826 | 139.0 | inactive |",
+        "| new:10990 | aix | n/a | n/a | n/a | n/a | n/a | n/a |"]
     assert census.csv_text(rows).splitlines() == [
-        "instance,job,state,state_code,sys_per_user,pin_miss,pin_misses_s,tape_mib_s",
-        "atrisk:10990,aix,mandatory at risk,3.0,1.1,0.01,40.4,350.04",
-        "contended:10990,aix,4 KB pages,0.0,4.995,0.25,3825.5,139.0",
-        "new:10990,aix,n/a,,,,,"]
+        "instance,job,state,state_code,sys_per_user,pin_miss,pin_misses_s,tape_mib_s,aso_active",
+        "atrisk:10990,aix,mandatory at risk,4.0,1.1,0.01,40.4,350.04,1.0",
+        "contended:10990,aix,4 KB pages,0.0,4.995,0.25,3825.5,139.0,0.0",
+        "new:10990,aix,n/a,,,,,,"]
 
 
 def test_the_dashboard_table_is_the_census_columns():

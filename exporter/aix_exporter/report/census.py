@@ -2,13 +2,15 @@
 contention signature, from the recording rules, as the fleet-census dashboard shows it
 (dashboards/src/aix-fleet-census.jsonnet reads the same columns; a test keeps them equal).
 
-State (aix:census_regime:code, its last value in the hour before the end of the window): 4 down after ANR0358E
-(no monitored process runs and the server logged ANR0358E within censusFailedWindow), 3 mandatory large pages at risk
-(LARGE_PAGE_DATA=M and fewer free 16 MB pages than one heap segment), 2 falling back to 4 KB
-pages (=Y and no free 16 MB page), 1 on 16 MB pages, 0 on 4 KB pages. Contention: system per
+State (aix:census_regime:code, its last value in the hour before the end of the window): 5 down after ANR0358E
+(no monitored process runs and the server logged ANR0358E within censusFailedWindow), 4 mandatory large pages at risk
+(LARGE_PAGE_DATA=M and fewer free 16 MB pages than one heap segment), 3 falling back (=Y and no free
+16 MB page: the heap grows in its data page size, 4 KB or 64 KB), 2 on 16 MB pages, 1 on 64 KB pages
+(IBM's Storage Protect start line, DATAPSIZE=64K), 0 on 4 KB pages. Contention: system per
 user CPU, the pin_seg_range miss ratio and its lock misses per second averaged over the window;
 tape MiB/s likewise.
-Worst first: state, then system per user CPU, then the miss ratio.
+Worst first: state, then system per user CPU, then the miss ratio. ASO: whether the Active System
+Optimizer is active (aix_aso_active), since it can take 16 MB pages from the pool on its own.
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from typing import Optional
 from ..monitoring import SELECTOR
 from .compare import Prometheus
 
-STATES = {4: "down after ANR0358E", 3: "mandatory at risk", 2: "falling back to 4 KB", 1: "16 MB pages", 0: "4 KB pages"}
+STATES = {5: "down after ANR0358E", 4: "mandatory at risk", 3: "falling back (pool full)", 2: "16 MB pages",
+          1: "64 KB pages", 0: "4 KB pages"}
 
 # column -> expression; SEL: the selector, RANGE: the window (the dashboard's $__range)
 COLUMNS = {
@@ -29,6 +32,7 @@ COLUMNS = {
     "pin_miss": "avg by (instance, job) (avg_over_time(aix:pin_lock_miss:ratio{SEL}[RANGE]))",
     "pin_misses_s": "avg by (instance, job) (avg_over_time(aix:pin_lock_misses:rate{SEL}[RANGE]))",
     "tape_mib_s": "sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{SEL}[RANGE])) / 1048576",
+    "aso_active": "max by (instance, job) (last_over_time(aix_aso_active{SEL}[1h]))",
 }
 
 
@@ -45,6 +49,11 @@ class Lpar:
     pin_miss: Optional[float] = None
     pin_misses_s: Optional[float] = None
     tape_mib_s: Optional[float] = None
+    aso_active: Optional[float] = None         # asoo aso_active (1: ASO may take 16 MB pages on its own)
+
+    @property
+    def aso_text(self) -> str:
+        return "n/a" if self.aso_active is None else "active" if self.aso_active else "inactive"
 
     @property
     def state_text(self) -> str:
@@ -77,20 +86,21 @@ def markdown(rows: list, when: str, window: str) -> str:
     lines = [f"# Fleet census: {len(rows)} LPARs", "",
              f"State at {when}; contention and tape averaged over the {window} before it. Worst first.", "",
              "By state: " + ", ".join(f"{text} {n}" for text, n in counts.items()), "",
-             "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s |",
-             "|---|---|---|---:|---:|---:|---:|"]
+             "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s | ASO |",
+             "|---|---|---|---:|---:|---:|---:|---|"]
     for r in rows:
         lines.append(f"| {r.instance} | {r.job} | {r.state_text} | {fmt(r.sys_per_user, 2)} | "
-                     f"{fmt(r.pin_miss, 4)} | {fmt(r.pin_misses_s, 0)} | {fmt(r.tape_mib_s, 1)} |")
+                     f"{fmt(r.pin_miss, 4)} | {fmt(r.pin_misses_s, 0)} | {fmt(r.tape_mib_s, 1)} | {r.aso_text} |")
     return "\n".join(lines) + "\n"
 
 
 def csv_text(rows: list) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["instance", "job", "state", "state_code", "sys_per_user", "pin_miss", "pin_misses_s", "tape_mib_s"])
+    w.writerow(["instance", "job", "state", "state_code", "sys_per_user", "pin_miss", "pin_misses_s", "tape_mib_s",
+                "aso_active"])
     for r in rows:
         w.writerow([r.instance, r.job, r.state_text] + ["" if v is None else v for v in
                                                          (r.state, r.sys_per_user, r.pin_miss, r.pin_misses_s,
-                                                          r.tape_mib_s)])
+                                                          r.tape_mib_s, r.aso_active)])
     return buf.getvalue()
