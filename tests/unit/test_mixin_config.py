@@ -50,7 +50,7 @@ def dashboard_exprs(boards):
 
 def test_the_settings_are_one_table_with_a_meaning_for_each():
     assert monitoring.SELECTOR == 'job=~"aix.*"'
-    assert len(monitoring.CONFIG) == 43
+    assert len(monitoring.CONFIG) == 44
     for name, s in monitoring.SETTINGS.items():
         assert set(s) - {"scope"} == {"value", "help"} and len(s["help"]) > 15, name
         assert s.get("scope", "report") == "report", name      # only the report's own are marked
@@ -83,11 +83,15 @@ def test_every_dashboard_query_selects_with_the_configured_selector(override, se
 def test_the_committed_files_are_the_shipped_settings():
     assert build_dashboards.compile_all() == {p.name: p.read_text() for p in sorted((ROOT / "dashboards").glob("*.json"))}
     windows = [e for _, e in dashboard_exprs(build_dashboards.compile_all()) if "predict_linear" in e]
-    assert windows == ['clamp_min(predict_linear(aix:large_pages_free:count{job=~"aix.*",instance=~"$instance"}[2h], 4 * 3600), 0)']
+    sel = 'job=~"aix.*",instance=~"$instance"'
+    forecast = f"predict_linear(aix:large_pages_free:count{{{sel}}}[2h], 4 * 3600)"
+    # the forecast, bounded by 0 and the pool's size: min(f, pool) = f - max(f - pool, 0)
+    assert windows == [f"clamp_min({forecast} - clamp_min({forecast} - aix:large_pages_pool:count{{{sel}}}, 0), 0)"]
     over = dashboard_exprs(build_dashboards.compile_all(
         "{ _config+:: { largePagePoolForecastWindow: '6h', largePagePoolForecastHours: 12 } }"))
+    forecast = f"predict_linear(aix:large_pages_free:count{{{sel}}}[6h], 12 * 3600)"
     assert [e for _, e in over if "predict_linear" in e] == [
-        'clamp_min(predict_linear(aix:large_pages_free:count{job=~"aix.*",instance=~"$instance"}[6h], 12 * 3600), 0)']
+        f"clamp_min({forecast} - clamp_min({forecast} - aix:large_pages_pool:count{{{sel}}}, 0), 0)"]
 
 
 def test_the_report_selects_with_the_mixin_selector_or_its_flag():
@@ -108,7 +112,7 @@ class Recorder:
 
     def range(self, expr, start, end, step):
         self.queries.append(expr)
-        return [{"metric": {}, "values": [[start, "0"], [start + 7200, "1"], [end, "1"]]}]
+        return [{"metric": {}, "values": [[start, "4096"], [start + 7200, "16777216"], [end, "16777216"]]}]
 
     def sample_times(self, expr, length, at):
         self.queries.append(expr)
@@ -118,7 +122,7 @@ class Recorder:
 @pytest.mark.parametrize("base", [monitoring.SELECTOR, OURS])
 def test_every_report_query_carries_the_selector(base):
     prom = Recorder()
-    before, after, _ = compare.find_regimes(prom, "a:1", 0, 14400, 600, base)
+    before, after, _, _ = compare.find_regimes(prom, "a:1", 0, 14400, 600, base)
     compare.compare(prom, "a:1", before, after, plots=True, base=base)
     assert len(prom.queries) > 20
     for q in prom.queries:

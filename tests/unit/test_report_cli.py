@@ -48,7 +48,8 @@ class Calls:
             if error:
                 raise ReportError(error)
             self.regimes.append((prom, instance, start, end, margin, base))
-            return Window(NOW - 7200, NOW - 3600), Window(NOW - 3000, NOW - 600), NOW - 3600 if change else None
+            return (Window(NOW - 7200, NOW - 3600), Window(NOW - 3000, NOW - 600), NOW - 3600 if change else None,
+                    ("4 KB", "16 MB") if change else ())
 
         def compare(prom, instance, before, after, change, progress, plots, base):
             self.compared.append((prom, instance, before, after, change, plots, base))
@@ -79,7 +80,7 @@ def test_auto_on_a_live_prometheus_looks_back_30_days_from_now_with_10_minute_ma
     assert text.startswith("# ") and "| Tape throughput, read + written | MiB/s | 139.0 | 378.0 | 2.72 | better |" in text
     out, err = capsys.readouterr()
     assert out.splitlines()[0].startswith(f"wrote {tmp_path / 'r.md'}: tsmsrv01:10990, before ")
-    assert out.splitlines()[1] == ("Tape throughput went from 139.0 to 378.0 MiB/s (2.72x). "
+    assert out.splitlines()[1] == ("From 4 KB to 16 MB pages. Tape throughput went from 139.0 to 378.0 MiB/s (2.72x). "
                                    "Every deciding figure that moved improved: the change helped.")
     assert err == "querying http://prom:9090: figure 1/11: Tape throughput, read + written\n"
 
@@ -150,7 +151,7 @@ def test_the_title_and_note_head_the_report(tmp_path, monkeypatch):
                                                                 "16 MB pages for dsmserv"]
     assert report(tmp_path, "--prometheus", "http://p", "--instance", "a", "--auto", "--tz", "UTC") == 0
     assert (tmp_path / "r.md").read_text().splitlines()[:3] == [
-        "# Before/after: a", "", "* Base run (before): 2027-01-15 06:00 UTC .. 2027-01-15 07:00 UTC"]
+        "# Before/after: a, 4 KB to 16 MB pages", "", "* Base run (before): 2027-01-15 06:00 UTC .. 2027-01-15 07:00 UTC"]
 
 
 def test_the_format_asked_for_wins_over_the_name(tmp_path, monkeypatch):

@@ -75,7 +75,7 @@ class Stub(BaseHTTPRequestHandler):
             if q["query"] == "novalues":
                 return self._answer(200, {"status": "success", "data": {"resultType": "matrix", "result": [
                     {"metric": {"k": "a"}}]}})
-            values = [[start + k * step, "1" if start + k * step >= CHANGE else "0"] for k in range(points)]
+            values = [[start + k * step, "16777216" if start + k * step >= CHANGE else "4096"] for k in range(points)]
             return self._answer(200, {"status": "success", "data": {"resultType": "matrix", "result": [
                 {"metric": {"instance": "tsmsrv01:10990"}, "values": values}]}})
         if url.path == "/api/v1/query" and q["query"] == "boom":
@@ -128,7 +128,8 @@ def stub():
 
 
 def test_auto_over_the_default_30_days_asks_in_pieces_under_the_point_limit(stub):
-    before, after, change = find_regimes(Prometheus(stub), "tsmsrv01:10990", END - 30 * 86400, END, 600)
+    before, after, change, names = find_regimes(Prometheus(stub), "tsmsrv01:10990", END - 30 * 86400, END, 600)
+    assert names == ("4 KB", "16 MB")
     # 43,201 points at 60 s: five pieces of at most 10,000 points, each starting a step after the last
     assert [q[3] for q in Stub.queries] == [10000, 10000, 10000, 10000, 3201]
     assert all(b[0] == a[1] + 60 for a, b in zip(Stub.queries, Stub.queries[1:]))

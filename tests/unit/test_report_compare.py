@@ -270,62 +270,86 @@ class Fake:
         return self.ranges(expr, start, end, step) if self.ranges else []
 
 
+PAGE = {0: 4096, 1: 16777216, 64: 65536}   # the runs' regimes: 0 4 KB, 1 16 MB, 64 64 KB pages
+
+
 def regimes(runs, step=60):
-    """A range answer of aix:regime_16m:bool from [(regime, first t, last t)]."""
+    """A range answer of aix:regime_page_size:bytes from [(regime, first t, last t)]."""
     def answer(expr, start, end, s):
         assert s == 60
-        values = [[t, str(v)] for v, a, b in runs for t in range(a, b + 1, step)]
+        values = [[t, str(PAGE[v])] for v, a, b in runs for t in range(a, b + 1, step)]
         return [{"metric": {"instance": "tsmsrv01:10990"}, "values": values}] if values else []
     return answer
 
 
 def test_auto_finds_the_last_4k_run_before_the_last_16m_run_trimmed_by_the_margin():
     fake = Fake(ranges=regimes([(0, 0, 7200), (1, 7260, 14400)]))
-    before, after, change = c.find_regimes(fake, "tsmsrv01:10990", 0, 14400, 600)
-    assert fake.asked == [("range", 'aix:regime_16m:bool{job=~"aix.*",instance="tsmsrv01:10990"}', 0, 14400, 60)]
+    before, after, change, names = c.find_regimes(fake, "tsmsrv01:10990", 0, 14400, 600)
+    assert fake.asked == [("range", 'aix:regime_page_size:bytes{job=~"aix.*",instance="tsmsrv01:10990"}', 0, 14400,
+                           60)]
     assert (before.start, before.end, after.start, after.end, change) == (600, 6600, 7860, 13800, 7200)
+    assert names == ("4 KB", "16 MB")
+
+
+@pytest.mark.parametrize("first,second,names", [
+    (64, 1, ("64 KB", "16 MB")), (0, 64, ("4 KB", "64 KB")), (1, 64, ("16 MB", "64 KB")), (1, 0, ("16 MB", "4 KB")),
+    (64, 0, ("64 KB", "4 KB"))])
+def test_auto_finds_a_change_between_any_two_regimes(first, second, names):
+    fake = Fake(ranges=regimes([(first, 0, 7200), (second, 7260, 14400)]))
+    before, after, change, found = c.find_regimes(fake, "tsmsrv01:10990", 0, 14400, 600)
+    assert (before.start, before.end, after.start, after.end, change, found) == (600, 6600, 7860, 13800, 7200, names)
+
+
+def test_auto_compares_the_last_two_runs_of_three_regimes():
+    runs = [(0, 0, 3600), (64, 3660, 7200), (1, 7260, 14400)]
+    before, after, change, names = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 14400, 600)
+    assert (before.start, before.end, after.start, after.end, change, names) == (
+        4260, 6600, 7860, 13800, 7200, ("64 KB", "16 MB"))
 
 
 def test_auto_takes_the_last_change_and_bridges_gaps():
     runs = [(1, 0, 3600), (0, 3660, 7200), (1, 7260, 10800), (0, 10860, 14400), (1, 14460, 18000),
             (1, 25200, 28800)]        # 16 MB pages again after a two-hour gap: one run
-    before, after, change = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 28800, 600)
+    before, after, change, names = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 28800, 600)
     assert (before.start, before.end, after.start, after.end, change) == (11460, 13800, 15060, 28200, 14400)
+    assert names == ("4 KB", "16 MB")
 
 
 def test_a_short_16m_run_is_kept_whole():
     runs = [(0, 0, 7200), (1, 7260, 9000)]                              # 1,740 s: less than 3 margins
-    before, after, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 9000, 600)
+    before, after, _, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 9000, 600)
     assert (before.start, before.end, after.start, after.end) == (600, 6600, 7260, 9000)
 
 
 def test_runs_at_unix_times_are_trimmed_by_their_length():
     t0 = 1_800_000_000
     runs = [(0, t0, t0 + 1740), (1, t0 + 1800, t0 + 9000)]            # a short 4 KB run: kept whole
-    before, after, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", t0, t0 + 9000, 600)
+    before, after, _, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", t0, t0 + 9000, 600)
     assert (before.start, before.end, after.start, after.end) == (t0, t0 + 1740, t0 + 2400, t0 + 8400)
 
 
 def test_auto_trims_only_runs_longer_than_three_margins():
     # the 4 KB run is exactly 3 margins long (kept whole), the 16 MB run a minute longer (trimmed)
     runs = [(0, 0, 1800), (1, 1860, 3720)]
-    before, after, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 3720, 600)
+    before, after, _, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 3720, 600)
     assert (before.start, before.end) == (0, 1800)
     assert (after.start, after.end) == (2460, 3120)
     # and the other way round: the 16 MB run exactly 3 margins long is kept whole
     runs = [(0, 0, 1860), (1, 1920, 3720)]
-    before, after, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 3720, 600)
+    before, after, _, _ = c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 3720, 600)
     assert (before.start, before.end) == (600, 1260)
     assert (after.start, after.end) == (1920, 3720)
 
 
 @pytest.mark.parametrize("runs,why", [
-    ([], "no aix:regime_16m:bool for instance 'tsmsrv01:10990' between the given times: are the recording "
+    ([], "no aix:regime_page_size:bytes for instance 'tsmsrv01:10990' between the given times: are the recording "
          "rules loaded and backfilled?"),
-    ([(1, 0, 3600)], "no change from 4 KB to 16 MB pages found for 'tsmsrv01:10990'; give --before and --after"),
-    ([(0, 0, 3600)], "no change from 4 KB to 16 MB pages found for 'tsmsrv01:10990'; give --before and --after"),
-    ([(1, 0, 3600), (0, 3660, 7200)],
-     "no change from 4 KB to 16 MB pages found for 'tsmsrv01:10990'; give --before and --after"),
+    ([(1, 0, 3600)], "no change of page-size regime found for 'tsmsrv01:10990' (only 16 MB pages); give --before "
+                     "and --after"),
+    ([(0, 0, 3600)], "no change of page-size regime found for 'tsmsrv01:10990' (only 4 KB pages); give --before "
+                     "and --after"),
+    ([(64, 0, 3600), (64, 5400, 7200)], "no change of page-size regime found for 'tsmsrv01:10990' (only 64 KB "
+                                        "pages); give --before and --after"),
 ])
 def test_auto_without_a_change_says_so(runs, why):
     with pytest.raises(c.ReportError) as e:

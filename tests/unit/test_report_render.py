@@ -68,7 +68,7 @@ def test_every_column_of_the_markdown_table():
     assert lines[:6] == ["# Before/after: tsmsrv01:10990", "",
                          "* Base run (before): 2027-01-15 08:00 UTC .. 2027-01-15 09:00 UTC",
                          "* New run (after): 2027-01-15 10:00 UTC .. 2027-01-15 11:00 UTC",
-                         "* Regime change (end of the last 4 KB run): 2027-01-15 09:23 UTC",
+                         "* Regime change (end of the run before the change): 2027-01-15 09:23 UTC",
                          "* Usable data (deciding figures): before 100%, after 100%"]
     assert lines[7].startswith("Tape throughput went from 139.0 to 378.0 MiB/s (2.72x).")
     assert lines[9] == "| figure | unit | before | after | after/before | verdict | what it means |"
@@ -117,7 +117,7 @@ def test_every_column_of_the_csv():
 
 
 def test_the_html_page_says_what_the_markdown_says():
-    c = figures(CASE, change_at=1_800_005_000.0, title="CHG0042", note="a <note>")
+    c = figures(CASE, change_at=1_800_005_000.0, title="CHG0042", note="a <note>", regimes=("4 KB", "16 MB"))
     c.series = {"tape": ("Tape MiB/s", [("tape", [(1_800_000_000.0, 139.0), (1_800_010_800.0, 378.0)])]),
                 "pool": ("16 MB pages", [("free", [])])}
     page = render.html(c, "http://prom:9090")
@@ -219,3 +219,14 @@ def test_every_plot_draws_its_lines_title_and_legend_as_reviewed():
     assert re.search(r'<g id="legend_1">\s*<g id="line2d_', svg)                     # no frame around the legend
     x, y, _ = _at(svg, "before window")                                             # at the axes' corner, no pad
     assert (x, y) == (pytest.approx(603.62, abs=1), pytest.approx(42.81, abs=1))
+
+
+def test_auto_names_both_regimes_in_the_heading_the_change_and_the_verdict():
+    c = figures(CASE, change_at=1_800_005_000.0, regimes=("64 KB", "16 MB"))
+    lines = render.markdown(c).splitlines()
+    assert lines[0] == "# Before/after: tsmsrv01:10990, 64 KB to 16 MB pages"
+    assert "* Regime change (end of the last 64 KB run): 2027-01-15 09:23 UTC" in lines
+    assert c.verdict().startswith("From 64 KB to 16 MB pages. Tape throughput went from 139.0 to 378.0 MiB/s")
+    page = render.html(c, "http://prom:9090")
+    assert "<h1>Before/after: tsmsrv01:10990, 64 KB to 16 MB pages</h1>" in page
+    assert "Regime change (end of the last 64 KB run): 2027-01-15 09:23 UTC" in page

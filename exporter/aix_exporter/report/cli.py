@@ -7,14 +7,15 @@
                         [--format html|markdown|csv] --out FILE
 
 --census ranks every LPAR (of --selector) by its large-page state at --end (mandatory at
-risk, falling back, 16 MB, 4 KB: recording rule aix:census_regime:code) and by its contention
+risk, falling back, 16 MB, 64 KB, 4 KB: recording rule aix:census_regime:code) and by its contention
 (system per user CPU, pin_seg_range miss ratio) over the --window before it, worst first, as
 the fleet-census dashboard does; Markdown or CSV.
 
 FROM/TO/TIME: ISO date-times (in --tz unless they name a zone: 2026-11-20T08:00, 2026-11-20
 08:00+01:00) or Unix times. --tz: the zone times are typed and shown in (default: this
-machine's local zone; Europe/Berlin, UTC, ...); the report prints it. --auto compares the last 4 KB regime with the 16 MB regime that
-follows it (recording rule aix:regime_16m:bool, read at a 60 s step), looking back --lookback
+machine's local zone; Europe/Berlin, UTC, ...); the report prints it. --auto finds the last change of page-size regime (4 KB,
+64 KB or 16 MB pages, either way: recording rule aix:regime_page_size:bytes, read at a 60 s step)
+and compares the run before it with the run after it, looking back --lookback
 (default 30d) from --end (default now). --tsdb DIR reads a directory of blocks, such as
 `import nmon --tsdb DIR --rules alerts/aix-rules.yml` writes, through a temporary Prometheus
 (Debian package prometheus); --auto then looks over the blocks' whole range. HTML needs the
@@ -46,14 +47,15 @@ def _duration(text: str) -> float:
 
 
 def _compare(args, prom, end: float, lookback: float, progress):
-    change = None
+    change, regimes = None, ()
     if args.auto:
-        before, after, change = find_regimes(prom, args.instance, end - lookback, end, args.margin, args.selector)
+        before, after, change, regimes = find_regimes(prom, args.instance, end - lookback, end, args.margin,
+                                                      args.selector)
     else:
         before, after = parse_window(args.before, args.zone), parse_window(args.after, args.zone)
     cmp = compare(prom, args.instance, before, after, change, progress, plots=args.format == "html",
                   base=args.selector)
-    cmp.tz, cmp.title, cmp.note = args.zone, args.title or "", args.note or ""
+    cmp.tz, cmp.title, cmp.note, cmp.regimes = args.zone, args.title or "", args.note or "", regimes
     return cmp
 
 
@@ -111,7 +113,9 @@ def main(argv) -> int:
                         "the rules' and dashboards' aixSelector)")
     p.add_argument("--before", help="base window FROM..TO")
     p.add_argument("--after", help="new window FROM..TO")
-    p.add_argument("--auto", action="store_true", help="find the windows: last 4 KB regime vs the 16 MB regime")
+    p.add_argument("--auto", action="store_true",
+                   help="find the windows: the last change of page-size regime (4 KB, 64 KB, 16 MB), the run "
+                        "before it vs the run after it")
     p.add_argument("--lookback", type=_duration, default=None,
                    help="with --auto: how far back (default 30d; with --tsdb, the blocks' whole range)")
     p.add_argument("--end", default=None, help="with --auto: end of the look-back, a date-time or Unix time "

@@ -3,8 +3,9 @@ their ratios, and a verdict. Works the same on live exporter data and on importe
 history (the metric names are the same; figures a recording lacks are "n/a").
 
 Windows are absolute (``--before FROM..TO --after FROM..TO``), or found from the data
-(``--auto``): the last run of 4 KB regime (``aix:regime_16m:bool`` = 0) and the 16 MB run
-that follows it, each trimmed by a margin so restarts and warm-up do not count.
+(``--auto``): the last change of page-size regime (``aix:regime_page_size:bytes``: 4 KB, 64 KB or
+16 MB pages), the run before it and the run after it, each trimmed by a margin so restarts and
+warm-up do not count.
 """
 from __future__ import annotations
 
@@ -148,7 +149,8 @@ class Comparison:
     before: Window
     after: Window
     rows: list
-    change_at: Optional[float] = None          # end of the last 4 KB run (--auto)
+    change_at: Optional[float] = None          # end of the run before the change (--auto)
+    regimes: tuple = ()                        # (before, after) page-size regimes, e.g. ("64 KB", "16 MB") (--auto)
     series: dict = field(default_factory=dict)  # key -> (title, [(label, [(t, v)])])
     tz: Optional[dt.tzinfo] = dt.timezone.utc  # the zone times are shown in (None: local)
     title: str = ""                            # --title, e.g. the change ticket
@@ -156,6 +158,19 @@ class Comparison:
 
     def at(self, t: float) -> str:
         return stamp(t, self.tz)
+
+    @property
+    def heading(self) -> str:
+        """--title, else the LPAR and, with --auto, the two regimes compared."""
+        if self.title:
+            return self.title
+        return f"Before/after: {self.instance}" + (f", {self.regimes[0]} to {self.regimes[1]} pages"
+                                                   if self.regimes else "")
+
+    @property
+    def change_text(self) -> str:
+        """What change_at is: the end of the run before the change."""
+        return f"end of the last {self.regimes[0]} run" if self.regimes else "end of the run before the change"
 
     def window(self, w: Window) -> str:
         return w.label(self.tz)
@@ -178,7 +193,7 @@ class Comparison:
         """The verdict in the case study's terms: the deciding figures (tape throughput, system
         per user CPU, the pin_seg_range miss ratio) judge; the data's problems are named and
         kept out; figures whose direction depends on the workload are named, not judged."""
-        parts = []
+        parts = [f"From {self.regimes[0]} to {self.regimes[1]} pages."] if self.regimes else []
         tape, spu, pin = self.row("tape"), self.row("sys_per_user"), self.row("pin_miss")
         if tape.judged and tape.ratio is not None:
             parts.append(f"Tape throughput went from {tape.fmt(tape.before)} to {tape.fmt(tape.after)} MiB/s "
@@ -351,15 +366,24 @@ def selector(instance: str, base: str = SELECTOR) -> str:
     return matchers(base, f"instance={label_value(instance)}")
 
 
+# the page-size regimes, as aix:regime_page_size:bytes gives them
+REGIME_NAMES = {4096: "4 KB", 65536: "64 KB", 16777216: "16 MB"}
+
+
+def regime_name(page_size: float) -> str:
+    return REGIME_NAMES.get(int(page_size), f"{page_size:g}-byte")
+
+
 def find_regimes(prom: Prometheus, instance: str, start: float, end: float, margin: float = 600.0,
                  base: str = SELECTOR) -> tuple:
-    """(before, after, change_at) from aix:regime_16m:bool: the last 4 KB run before the
-    last 16 MB run. ``margin`` seconds are cut from both runs' edges (restart, warm-up)."""
+    """(before, after, change_at, (regime before, regime after)) from aix:regime_page_size:bytes:
+    the last run of one page-size regime and the run before it, whichever two of 4 KB, 64 KB
+    and 16 MB pages they are. ``margin`` seconds are cut from both runs' edges (restart, warm-up)."""
     step = 60
-    res = prom.range(f"aix:regime_16m:bool{{{selector(instance, base)}}}", start, end, step)
+    res = prom.range(f"aix:regime_page_size:bytes{{{selector(instance, base)}}}", start, end, step)
     if not res:
-        raise ReportError(f"no aix:regime_16m:bool for instance {instance!r} between the given times: are the "
-                          "recording rules loaded and backfilled?")
+        raise ReportError(f"no aix:regime_page_size:bytes for instance {instance!r} between the given times: are "
+                          "the recording rules loaded and backfilled?")
     points = sorted((float(t), float(v)) for t, v in res[0]["values"])
     runs: list = []   # [regime, first t, last t]: a regime lasts until another one is seen (gaps in the
     for t, v in points:   # data, such as hourly nmon snapshots or a restart, do not end it)
@@ -367,14 +391,13 @@ def find_regimes(prom: Prometheus, instance: str, start: float, end: float, marg
             runs[-1][2] = t
         else:
             runs.append([v, t, t])
-    last16 = max((i for i, r in enumerate(runs) if r[0] == 1), default=None)
-    last4 = max((i for i, r in enumerate(runs[:last16] if last16 is not None else []) if r[0] == 0), default=None)
-    if last16 is None or last4 is None:
-        raise ReportError(f"no change from 4 KB to 16 MB pages found for {instance!r}; give --before and --after")
-    b, a = runs[last4], runs[last16]
+    if len(runs) < 2:
+        only = f" (only {regime_name(runs[0][0])} pages)" if runs else ""
+        raise ReportError(f"no change of page-size regime found for {instance!r}{only}; give --before and --after")
+    b, a = runs[-2], runs[-1]
     before = Window(b[1] + margin, b[2] - margin) if b[2] - b[1] > 3 * margin else Window(b[1], b[2])
     after = Window(a[1] + margin, a[2] - margin) if a[2] - a[1] > 3 * margin else Window(a[1], a[2])
-    return before, after, b[2]
+    return before, after, b[2], (regime_name(b[0]), regime_name(a[0]))
 
 
 def coverage(times: list, start: float, end: float) -> float:

@@ -101,14 +101,14 @@ def html(c: Comparison, prometheus: str) -> str:
 
 
 def markdown(c: Comparison) -> str:
-    lines = [f"# {c.title}" if c.title else f"# Before/after: {c.instance}", ""]
+    lines = [f"# {c.heading}", ""]
     if c.title:
         lines += [f"LPAR: {c.instance}", ""]
     if c.note:
         lines += [c.note, ""]
     lines += [f"* Base run (before): {c.window(c.before)}", f"* New run (after): {c.window(c.after)}"]
     if c.change_at:
-        lines.append(f"* Regime change (end of the last 4 KB run): {c.at(c.change_at)}")
+        lines.append(f"* Regime change ({c.change_text}): {c.at(c.change_at)}")
     lines.append(f"* Usable data (deciding figures): before {percent(c.usable(0))}, after {percent(c.usable(1))}")
     lines += ["", c.verdict(), "", "| figure | unit | before | after | after/before | verdict | what it means |",
               "|---|---|---:|---:|---:|---|---|"]
