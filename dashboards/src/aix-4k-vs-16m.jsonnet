@@ -1,5 +1,7 @@
-// Before/after comparison of the 4 KB and 16 MB regimes, in the style of IBM's z/VM
-// performance reports: rows of figures, columns of runs, ratios to the base run.
+// Before/after comparison of two windows in different page-size regimes (4 KB, 64 KB: IBM's
+// Storage Protect start line, 16 MB), in the style of IBM's z/VM performance reports: rows of
+// figures, columns of runs, ratios to the base run. (The file name and uid are those of the
+// first version, the 4 KB versus 16 MB dashboard, so that links keep working.)
 local g = import '../lib/grafana.libsonnet';
 function(c)
 local i = g.matchers([c.aixSelector, 'instance=~"$instance"']);
@@ -34,8 +36,8 @@ local pair(title, key, unit, y, x) = [
   g.stat(title + ' - before', [t(at(figures[index(key)], '$before'), '{{instance}}')], unit, g.pos(x, y, 4, 5)),
   g.stat(title + ' - after', [t(at(figures[index(key)], '$after'), '{{instance}}')], unit, g.pos(x + 4, y, 4, 5)),
 ];
-g.dashboard('AIX / 4K versus 16M pages', 'aix-4k-vs-16m',
-  'Key figures of a before window (4 KB pages) and an after window (16 MB pages) side by side, with the after/before ratio. Set $before and $after to how long ago each window ended, $window to its length.',
+g.dashboard('AIX / Page-size regimes: 4K, 64K, 16M', 'aix-4k-vs-16m',
+  'Key figures of a before window and an after window side by side, with the after/before ratio, and the regime (the page size that holds most of the monitored processes\' data: 4 KB, 64 KB or 16 MB) each window ran in. Set $before and $after to how long ago each window ended, $window to its length.',
   [
     g.table('Comparison: after relative to before (window $window, ended $before and $after ago)',
             [t(labelled('$before'), '', instant=true, format='table'),
@@ -66,6 +68,10 @@ g.dashboard('AIX / 4K versus 16M pages', 'aix-4k-vs-16m',
       t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"}' % i, '{{instance}} {{mode}} now'),
       t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"} offset $before' % i, '{{instance}} {{mode}} $before earlier'),
     ], 'percentunit', g.pos(12, 18, 12, 8)),
+    g.timeseries('Page-size regime: the page size holding most of the monitored processes\' data', [
+      t('aix:regime_page_size:bytes{%s}' % i, '{{instance}}'),
+    ], 'bytes', g.pos(0, 26, 24, 6),
+       desc='aix:regime_page_size:bytes: 4 KB, 64 KB (IBM\'s Storage Protect start line, DATAPSIZE=64K) or 16 MB (LARGE_PAGE_DATA with a pool); absent while the server is down. Pick the windows where it is flat.'),
   ],
   variables=[
     g.customVariable('before', 'Before window ended', ['5h30m', '1d', '2d', '7d', '14d'], '5h30m'),
@@ -77,7 +83,7 @@ g.dashboard('AIX / 4K versus 16M pages', 'aix-4k-vs-16m',
                  'lgpg_regions changed on {{instance}}'),
     g.annotation('16MB mode changed', 'count by (instance, mode) (aix_process_large_page_info{%s}) unless count by (instance, mode) (aix_process_large_page_info{%s} offset 5m)' % [i, i],
                  'purple', '16MB mode {{mode}} on {{instance}}'),
-    g.annotation('LDR_CNTRL changed', 'count by (instance, large_page_data) (aix_process_ldr_cntrl_info{%s}) unless count by (instance, large_page_data) (aix_process_ldr_cntrl_info{%s} offset 5m)' % [i, i],
-                 'blue', 'LARGE_PAGE_DATA={{large_page_data}} on {{instance}}'),
+    g.annotation('LDR_CNTRL changed', 'count by (instance, large_page_data, datapsize) (aix_process_ldr_cntrl_info{%s}) unless count by (instance, large_page_data, datapsize) (aix_process_ldr_cntrl_info{%s} offset 5m)' % [i, i],
+                 'blue', 'LARGE_PAGE_DATA={{large_page_data}} DATAPSIZE={{datapsize}} on {{instance}}'),
   ],
   time='now-8h', selector=c.aixSelector)

@@ -1,7 +1,7 @@
 // Before/after by regime, without picking windows: for one LPAR, every figure averaged over
-// the time its workload ran with 4 KB pages and over the time it ran with 16 MB pages
-// (the per-regime recording rules aix:regime_*, labelled regime="4K"/"16M" from
-// aix:regime_16m:bool), within the dashboard's time range: set the range with
+// the time its workload ran in one page-size regime ($from: 4K, 64K or 16M) and over the time it
+// ran in another ($to), from the per-regime recording rules aix:regime_*, labelled
+// regime="4K"/"64K"/"16M" from aix:regime_page_size:bytes, within the dashboard's time range: set the range with
 // the time picker to absolute dates around the change. Ratios in the z/VM style, coloured by
 // the direction that is good for each figure; "new" where the base was 0. A fleet table lists
 // every LPAR that ran in both regimes.
@@ -9,14 +9,14 @@ local g = import '../lib/grafana.libsonnet';
 function(c)
 local i = g.matchers([c.aixSelector, 'instance=~"$instance"']);   // a single LPAR: the variable is single-select here   // a single LPAR: the variable is single-select here
 local t = g.target;
-local R = 'aix:regime_16m:bool';
+local R = 'aix:regime_page_size:bytes';
 
 // every figure of the one figure table (exporter/aix_exporter/figures.json), in its order
 local F = import '../../exporter/aix_exporter/figures.json';
 local figures = F.figures;
 local rowName(k) = '%d %s' % [k + 1, figures[k].row];
-local regimes = ['4K', '16M'];
-// a part averaged over the range's minutes in one regime (0: 4 KB, 1: 16 MB): the recording
+local regimes = ['$from', '$to'];
+// a part averaged over the range's minutes in one regime (0: $from, 1: $to): the recording
 // rules label each minute's figure with that minute's regime, so this is a plain range average
 // (no subquery: a week of a fleet stays well under a second)
 // (sel: the LPAR's matchers, or the selector alone for every LPAR)
@@ -60,20 +60,20 @@ local lparVariable = g.instanceVariable(c.aixSelector) {
 };
 
 g.dashboard('AIX / Before and after by regime', 'aix-before-after',
-  'For one LPAR: each figure over the minutes it ran with 4 KB pages (before) and with 16 MB pages (after), within the time range; set the range with the time picker (absolute dates work). aix-exporter report writes the same comparison as a file.',
+  'For one LPAR: each figure over the minutes it ran in the $from page-size regime (before) and in the $to regime (after), within the time range; set the range with the time picker (absolute dates work). aix-exporter report writes the same comparison as a file.',
   [
-    g.table('$instance: 4 KB regime (before) and 16 MB regime (after) in the time range',
+    g.table('$instance: $from regime (before) and $to regime (after) in the time range',
             [t(column(0), '', instant=true, format='table'),
              t(column(1), '', instant=true, format='table'),
              t(ratio, '', instant=true, format='table'),
              t(verdict, '', instant=true, format='table')],
             'short', g.pos(0, 0, 24, 13),
-            desc='Rows: figures; columns: the base run (4 KB regime), the new run (16 MB regime), after/before coloured green when it moved the good way and red the bad way, "new" when the base was 0.',
+            desc='Rows: figures; columns: the base run ($from regime), the new run ($to regime), after/before coloured green when it moved the good way and red the bad way, "new" when the base was 0.',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
                 excludeByName: { Time: true, instance: true, job: true },
-                renameByName: { figure: 'Figure', 'Value #A': 'Before (4 KB)', 'Value #B': 'After (16 MB)', 'Value #C': 'After / before', 'Value #D': 'Verdict' },
+                renameByName: { figure: 'Figure', 'Value #A': 'Before ($from)', 'Value #B': 'After ($to)', 'Value #C': 'After / before', 'Value #D': 'Verdict' },
                 indexByName: { figure: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3, 'Value #D': 4 },
               } },
               { id: 'sortBy', options: { sort: [{ field: 'Figure' }] } },
@@ -96,7 +96,7 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
     },
     g.timeseries('$instance: tape MiB/s and the regime', [
       t(tape(i) + ' / 1048576', 'tape MiB/s'),
-      t('%s{%s} * 100' % [R, i], '16 MB regime (100) or 4 KB (0)'),
+      t('(%s{%s} == bool 65536) * 50 + (%s{%s} == bool 16777216) * 100' % [R, i, R, i], 'regime: 16 MB (100), 64 KB (50) or 4 KB (0)'),
     ], 'short', g.pos(0, 13, 12, 8)),
     g.timeseries('$instance: user and system CPU', [t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"}' % i, '{{mode}}')],
                  'percentunit', g.pos(12, 13, 12, 8)),
@@ -104,7 +104,7 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
             [t('label_replace(%s, "figure", "tape", "", "")' % fleetRatio('tape'), '', instant=true, format='table'),
              t('label_replace(%s, "figure", "user", "", "")' % fleetRatio('user'), '', instant=true, format='table')],
             'short', g.pos(0, 21, 24, 8),
-            desc='After/before ratios per LPAR: tape throughput and user CPU, 16 MB regime over 4 KB regime.',
+            desc='After/before ratios per LPAR: tape throughput and user CPU, $to regime over $from regime.',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
@@ -114,5 +114,7 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
             ]),
   ],
   time='now-8h', selector=c.aixSelector) + {
-  templating: { list: [g.datasourceVariable, lparVariable] },
+  templating: { list: [g.datasourceVariable, lparVariable,
+                       g.customVariable('from', 'Before: regime', ['4K', '64K', '16M'], '4K'),
+                       g.customVariable('to', 'After: regime', ['16M', '64K', '4K'], '16M')] },
 }

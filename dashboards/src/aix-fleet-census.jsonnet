@@ -1,6 +1,6 @@
 // The fleet census: every LPAR in one table, ranked by its large-page state (the recording rule
-// aix:census_regime:code: 4 down after ANR0358E, 3 mandatory large pages at risk, 2 falling back to 4 KB pages, 1 on
-// 16 MB pages, 0 on 4 KB pages) and by its contention signature (system per user CPU, the
+// aix:census_regime:code: 5 down after ANR0358E, 4 mandatory large pages at risk, 3 falling back (pool full), 2 on
+// 16 MB pages, 1 on 64 KB pages, 0 on 4 KB pages) and by its contention signature (system per user CPU, the
 // pin_seg_range miss ratio and its lock misses per second), with its tape throughput. Every column reads a recording rule, so
 // the table stays one query per column at a thousand LPARs, on Prometheus or VictoriaMetrics.
 // `aix-exporter report --census` writes the same ranking as a file.
@@ -12,11 +12,11 @@ local col(expr) = t(expr, '', instant=true, format='table');
 local avg(record) = 'avg by (instance, job) (avg_over_time(%s{%s}[$__range]))' % [record, S];
 
 g.dashboard('AIX / Fleet census', 'aix-fleet-census',
-  'Every LPAR ranked: first by large-page state (mandatory at risk, falling back, 16 MB, 4 KB) at the end of the time range, then by contention (system per user CPU, pin_seg_range miss ratio) averaged over it.',
+  'Every LPAR ranked: first by large-page state (mandatory at risk, falling back, 16 MB, 64 KB, 4 KB) at the end of the time range, then by contention (system per user CPU, pin_seg_range miss ratio) averaged over it.',
   [
     g.stat('Fleet: LPARs by large-page state (now)', [
       t('count(max by (instance, job) (last_over_time(aix:census_regime:code{%s}[1h])) == %d) or vector(0)' % [S, k[0]], k[1], instant=true)
-      for k in [[4, 'down after ANR0358E'], [3, 'mandatory at risk'], [2, 'falling back'], [1, '16 MB pages'], [0, '4 KB pages']]
+      for k in [[5, 'down after ANR0358E'], [4, 'mandatory at risk'], [3, 'falling back'], [2, '16 MB pages'], [1, '64 KB pages'], [0, '4 KB pages']]
     ], 'short', g.pos(0, 0, 24, 4), desc='How many LPARs are in each state now (aix:census_regime:code).',
            thresholds=[{ color: 'green', value: null }]) {
       options+: { textMode: 'value_and_name', graphMode: 'none' },
@@ -26,16 +26,18 @@ g.dashboard('AIX / Fleet census', 'aix-fleet-census',
              col(avg('aix:cpu_sys_per_user:ratio')),
              col(avg('aix:pin_lock_miss:ratio')),
              col(avg('aix:pin_lock_misses:rate')),
-             col('sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{%s}[$__range])) / 1048576' % S)],
+             col('sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{%s}[$__range])) / 1048576' % S),
+             col('max by (instance, job) (last_over_time(aix_aso_active{%s}[1h]))' % S)],
             'short', g.pos(0, 4, 24, 20),
-            desc='One row per LPAR. State at the end of the range; system/user CPU, pin_seg_range miss ratio, its lock misses per second (splat) and tape MiB/s averaged over the range. A state of 1 with a high system/user ratio is worth a look; 0 with a high pin miss ratio is the case study before its tuning.',
+            desc='One row per LPAR. ASO: the Active System Optimizer, active (it can take 16 MB pages from the pool on its own) or not. State at the end of the range; system/user CPU, pin_seg_range miss ratio, its lock misses per second (splat) and tape MiB/s averaged over the range. A state of 2 (16 MB) with a high system/user ratio is worth a look; 1 (64 KB, IBM\'s start line) with a pin miss ratio above 10 % and system CPU several times user may gain from 16 MB pages; 0 with a high pin miss ratio is the case study before its tuning.',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
                 excludeByName: { Time: true },
                 renameByName: { instance: 'LPAR', job: 'Job', 'Value #A': 'State', 'Value #B': 'System / user CPU',
-                                'Value #C': 'pin_seg_range miss ratio', 'Value #D': 'Pin lock misses/s', 'Value #E': 'Tape MiB/s' },
-                indexByName: { instance: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3, 'Value #D': 4, 'Value #E': 5, job: 6 },
+                                'Value #C': 'pin_seg_range miss ratio', 'Value #D': 'Pin lock misses/s', 'Value #E': 'Tape MiB/s',
+                                'Value #F': 'ASO' },
+                indexByName: { instance: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3, 'Value #D': 4, 'Value #E': 5, 'Value #F': 6, job: 7 },
               } },
               { id: 'sortBy', options: { sort: [{ field: 'State', desc: true }, { field: 'System / user CPU', desc: true }] } },
             ]) {
@@ -44,14 +46,17 @@ g.dashboard('AIX / Fleet census', 'aix-fleet-census',
           { matcher: { id: 'byName', options: 'State' }, properties: [
             { id: 'custom.cellOptions', value: { type: 'color-background' } },
             { id: 'mappings', value: [{ type: 'value', options: {
-              '4': { text: 'down after ANR0358E', color: 'dark-red' }, '3': { text: 'mandatory at risk', color: 'red' }, '2': { text: 'falling back to 4 KB', color: 'orange' },
-              '1': { text: '16 MB pages', color: 'green' }, '0': { text: '4 KB pages', color: 'blue' },
+              '5': { text: 'down after ANR0358E', color: 'dark-red' }, '4': { text: 'mandatory at risk', color: 'red' }, '3': { text: 'falling back (pool full)', color: 'orange' },
+              '2': { text: '16 MB pages', color: 'green' }, '1': { text: '64 KB pages', color: 'purple' }, '0': { text: '4 KB pages', color: 'blue' },
             } }] },
           ] },
           { matcher: { id: 'byName', options: 'System / user CPU' }, properties: [{ id: 'decimals', value: 2 }] },
           { matcher: { id: 'byName', options: 'pin_seg_range miss ratio' }, properties: [{ id: 'unit', value: 'percentunit' }] },
           { matcher: { id: 'byName', options: 'Pin lock misses/s' }, properties: [{ id: 'decimals', value: 0 }] },
           { matcher: { id: 'byName', options: 'Tape MiB/s' }, properties: [{ id: 'decimals', value: 1 }] },
+          { matcher: { id: 'byName', options: 'ASO' }, properties: [
+            { id: 'mappings', value: [{ type: 'value', options: { '1': { text: 'active', color: 'orange' }, '0': { text: 'inactive', color: 'transparent' } } }] },
+          ] },
         ],
       },
     },

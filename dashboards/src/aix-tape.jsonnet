@@ -5,7 +5,8 @@ local t = g.target;
 g.dashboard('AIX / Tape', 'aix-tape',
   'Tape drive throughput: the AIX view (iostat -p: MB/s per drive and in total, transfers, busy) beside the TSM server view (dsmadmc: MB/s per server process and client, mounts per drive).',
   [
-    g.timeseries('Throughput per drive', [t('aix:tape_bytes:rate5m{%s}' % i, '{{instance}} {{device}}')], 'binBps', g.pos(0, 0, 12, 9), stack=true),
+    g.timeseries('Throughput per drive', [t('aix:tape_bytes:rate5m{%s}' % i, '{{instance}} {{device}}')], 'binBps', g.pos(0, 0, 12, 9),
+                 desc='One line per drive and LPAR (not stacked: with several LPARs selected a stack would add their drives together); the sum per LPAR is the next panel.'),
     g.timeseries('Total throughput', [t('aix:tape_bytes_all:rate5m{%s}' % i, '{{instance}}')], 'binBps', g.pos(12, 0, 12, 9),
                  desc='Case study: 139 MB/s with 4 KB pages, 378 MB/s with 16 MB pages.'),
     g.timeseries('Read and written', [t('sum by (instance) (rate(aix_tape_read_bytes_total{%s}[$__rate_interval]))' % i, '{{instance}} read'),

@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 from tests.unit.test_dashboards import NAMES, exprs
 
 VARS = {"$instance": ".*", "$window": "1h", "$before": "5h30m", "$after": "30m", "$__rate_interval": "5m", "$__range": "8h",
-        "$__interval": "1m"}
+        "$__interval": "1m", "$from": "4K", "$to": "16M"}
 
 
 def substitute(expr):

@@ -143,13 +143,13 @@ TABLES = {
     ("aix-4k-vs-16m.json", "Comparison"): [
         ("Figure", "label figure"), ("Before (base)", "offset $before"), ("After", "offset $after"),
         ("After / before", ") / (")],
-    ("aix-before-after.json", "$instance: 4 KB regime"): [
-        ("Figure", "label figure"), ("Before (4 KB)", 'regime="4K"'), ("After (16 MB)", 'regime="16M"'),
+    ("aix-before-after.json", "$instance: $from regime"): [
+        ("Figure", "label figure"), ("Before ($from)", 'regime="$from"'), ("After ($to)", 'regime="$to"'),
         ("After / before", ") / ("), ("Verdict", ") / (")],
     ("aix-fleet-census.json", "Fleet: state"): [
         ("LPAR", "label instance"), ("State", "aix:census_regime:code"), ("System / user CPU", "aix:cpu_sys_per_user:ratio"),
         ("pin_seg_range miss ratio", "aix:pin_lock_miss:ratio"), ("Pin lock misses/s", "aix:pin_lock_misses:rate"),
-        ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("Job", "label job")],
+        ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("ASO", "aix_aso_active"), ("Job", "label job")],
 }
 
 
@@ -160,15 +160,15 @@ def test_every_table_column_has_its_heading_over_its_own_query(board, title):
     for (heading, feed), (_, part) in zip(columns, TABLES[(board, title)]):
         assert part in feed, (heading, part, feed[:200])
     before_after = dict(columns)
-    if "Before (4 KB)" in before_after:   # the before column reads only the 4 KB regime, the after only 16 MB
-        assert 'regime="16M"' not in before_after["Before (4 KB)"]
-        assert 'regime="4K"' not in before_after["After (16 MB)"]
+    if "Before ($from)" in before_after:   # the before column reads only the $from regime, the after only $to
+        assert 'regime="$to"' not in before_after["Before ($from)"]
+        assert 'regime="$from"' not in before_after["After ($to)"]
     if "Before (base)" in before_after:
         assert "$after" not in before_after["Before (base)"] and "$before" not in before_after["After"]
     if "After / before" in before_after:   # after over before: the numerator is the after window's
         numerator = before_after["After / before"].split(") / (", 1)[0]
-        assert ('regime="16M"' in numerator or "offset $after" in numerator), numerator[:200]
-        assert 'regime="4K"' not in numerator and "offset $before" not in numerator, numerator[:200]
+        assert ('regime="$to"' in numerator or "offset $after" in numerator), numerator[:200]
+        assert 'regime="$from"' not in numerator and "offset $before" not in numerator, numerator[:200]
 
 
 def unit_of(expr):
@@ -221,21 +221,23 @@ def test_each_chart_and_stat_has_the_unit_its_queries_measure_in(name):
 
 
 def test_the_census_state_column_names_each_code_of_the_rule_and_formats_each_figure():
-    """aix:census_regime:code's five codes (alerts/alerts.libsonnet) as the State column shows
+    """aix:census_regime:code's six codes (alerts/alerts.libsonnet) as the State column shows
     them, worst first, and each figure column's format, written by hand."""
     table = next(p for p in dashboards()["aix-fleet-census.json"]["panels"] if p["title"].startswith("Fleet: state"))
     by_column = {o["matcher"]["options"]: {pr["id"]: pr["value"] for pr in o["properties"]}
                  for o in table["fieldConfig"]["overrides"]}
     states = {int(k): v["text"] for k, v in by_column["State"]["mappings"][0]["options"].items()}
-    assert states == {4: "down after ANR0358E", 3: "mandatory at risk", 2: "falling back to 4 KB", 1: "16 MB pages",
-                      0: "4 KB pages"}
+    assert states == {5: "down after ANR0358E", 4: "mandatory at risk", 3: "falling back (pool full)",
+                      2: "16 MB pages", 1: "64 KB pages", 0: "4 KB pages"}
     from aix_exporter.report.census import STATES
     assert states == STATES   # report --census names the states the same way
-    colours = [by_column["State"]["mappings"][0]["options"][str(k)]["color"] for k in (4, 3, 2, 1, 0)]
-    assert colours == ["dark-red", "red", "orange", "green", "blue"]
+    colours = [by_column["State"]["mappings"][0]["options"][str(k)]["color"] for k in (5, 4, 3, 2, 1, 0)]
+    assert colours == ["dark-red", "red", "orange", "green", "purple", "blue"]
     assert {k: v for k, v in by_column.items() if k != "State"} == {
         "System / user CPU": {"decimals": 2}, "pin_seg_range miss ratio": {"unit": "percentunit"},
-        "Pin lock misses/s": {"decimals": 0}, "Tape MiB/s": {"decimals": 1}}
+        "Pin lock misses/s": {"decimals": 0}, "Tape MiB/s": {"decimals": 1},
+        "ASO": {"mappings": [{"type": "value", "options": {"1": {"text": "active", "color": "orange"},
+                                                             "0": {"text": "inactive", "color": "transparent"}}}]}}
     sort = next(t["options"]["sort"] for t in table["transformations"] if t["id"] == "sortBy")
     assert sort == [{"field": "State", "desc": True}, {"field": "System / user CPU", "desc": True}]
 
@@ -350,8 +352,8 @@ def test_the_census_stat_counts_the_census_tables_state_column():
     state = census.column("state", 'job=~"aix.*"', "$__range")
     assert [(t["legendFormat"], t["expr"]) for t in stat["targets"]] == [
         (name, f"count({state} == {code}) or vector(0)")
-        for code, name in ((4, "down after ANR0358E"), (3, "mandatory at risk"), (2, "falling back"),
-                           (1, "16 MB pages"), (0, "4 KB pages"))]
+        for code, name in ((5, "down after ANR0358E"), (4, "mandatory at risk"), (3, "falling back"),
+                           (2, "16 MB pages"), (1, "64 KB pages"), (0, "4 KB pages"))]
 
 
 def test_a_figure_absent_in_a_regime_reads_0_there_not_its_siblings_value():
@@ -363,7 +365,7 @@ def test_a_figure_absent_in_a_regime_reads_0_there_not_its_siblings_value():
         assert rows, name
         for e in rows:
             assert re.search(r'psize="16M"\}\[\$__range\]\)\) or 0 \* max by \(instance, job\) \(avg_over_time\('
-                             r'aix:regime_memory_inuse:bytes\{[^}]*regime="(4K|16M)"\}\[\$__range\]\)\)', e), (name, e[:300])
+                             r'aix:regime_memory_inuse:bytes\{[^}]*regime="\$(from|to)"\}\[\$__range\]\)\)', e), (name, e[:300])
 
 
 def test_the_annotations_mark_the_five_minutes_after_a_change_and_nothing_else(tmp_path):
@@ -417,7 +419,7 @@ def test_a_custom_variable_selects_its_default_and_nothing_else():
                 default = v["current"]["value"]
                 assert [o["value"] for o in v["options"] if o["selected"]] == [default], (name, v["name"])
                 assert v["query"].split(",")[[o["value"] for o in v["options"]].index(default)] == default
-    assert found == 3
+    assert found == 5
 
 
 def test_the_received_bytes_per_client_are_a_rate_per_lpar_and_client():
@@ -427,3 +429,33 @@ def test_the_received_bytes_per_client_are_a_rate_per_lpar_and_client():
     assert got["TSM: received per client"] == [
         'sum by (instance, client) (rate(aix_tsm_session_received_bytes{job=~"aix.*",instance=~"$instance"}'
         '[$__rate_interval]))']
+
+
+def test_the_exhaustion_forecast_stays_between_0_and_the_pool(tmp_path):
+    """The Large pages dashboard's forecast, evaluated by promtool: a pool of 160 pages whose
+    free pages fall 1 a minute reads 0 (it runs out); the same pool freed at once when the server
+    stops (0 then 144 free) reads at most its 160 pages, not the 600 a straight line gives; a flat
+    pool reads its free pages."""
+    import subprocess
+
+    import yaml
+    from tests.conftest import need
+    (expr,) = [e for _, e in exprs(dashboards()["aix-large-pages.json"]) if "predict_linear" in e]
+    expr = expr.replace('instance=~"$instance"', 'instance=~".*"')
+    rec = lambda name, values, inst: {"series": f'{name}{{job="aix",instance="{inst}"}}', "values": values}
+    series = [rec("aix:large_pages_pool:count", "160x180", i) for i in ("falling", "stopped", "flat")] + [
+        rec("aix:large_pages_free:count", "150-1x140", "falling"),
+        rec("aix:large_pages_free:count", "0x150 144x29", "stopped"),
+        rec("aix:large_pages_free:count", "40x180", "flat")]
+    want = [{"labels": '{instance="falling", job="aix"}', "value": 0},
+            {"labels": '{instance="flat", job="aix"}', "value": 40},
+            {"labels": '{instance="stopped", job="aix"}', "value": 160}]
+    f = tmp_path / "forecast.test.yml"
+    f.write_text(yaml.safe_dump({"rule_files": [], "evaluation_interval": "1m", "tests": [
+        {"interval": "1m", "input_series": series,
+         "promql_expr_test": [{"expr": expr, "eval_time": "140m", "exp_samples": want[:2] + [
+                                   {"labels": '{instance="stopped", job="aix"}', "value": 0}]},   # flat at 0
+                              {"expr": expr + ' and on (instance) aix:large_pages_free:count{instance="stopped"}',
+                               "eval_time": "175m", "exp_samples": want[2:]}]}]}))
+    r = subprocess.run([need("promtool"), "test", "rules", str(f)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
