@@ -44,10 +44,17 @@ def test_contention_limits_from_both_sides(pin, spu, contended):
         assert p.verdict.startswith("not recommended: the figures do not show the pin-lock contention")
 
 
+def on_64k(**kw):
+    """The case study's contention on IBM's 64 KB start line (DATAPSIZE=64K): the 16 MB step is judged."""
+    f = facts(**kw)
+    f.processes = [Process("dsmserv", "2687182", "N", 8.0, datapsize="64K"), Process("dsmsta", "2978016", "N", 0.0)]
+    return f
+
+
 @pytest.mark.parametrize("outside, safe", [(6.5 * GIB, True), (6.5 * GIB + 1, False)])
 def test_the_memory_margin_from_both_sides(outside, safe):
     # 10 GiB of memory: the 2.5 GiB pool and `outside` computational leave exactly the 1 GiB margin, or a byte less
-    p = plan.judge(facts(memory_bytes=10.0 * GIB, virtual_bytes=outside))
+    p = plan.judge(on_64k(memory_bytes=10.0 * GIB, virtual_bytes=outside))
     assert p.margin_bytes == pytest.approx(1.0 * GIB)
     assert p.recommended is safe
     if not safe:
@@ -131,7 +138,11 @@ def fallback_contended():
     ("unit-switch", facts()),
     ("unit-resize", on_16m(145)),
     ("unit-no-change", on_16m(144)),
-    ("unit-refused-memory", facts(memory_bytes=10.0 * GIB, virtual_bytes=8 * GIB, paging_used_bytes=None)),
+    ("unit-refused-memory", "refused-memory-64k"),
+    ("unit-4k-tight-memory-takes-64k", facts(memory_bytes=10.0 * GIB, virtual_bytes=8 * GIB, paging_used_bytes=None)),
+    ("unit-64k-contended", "64k-contended"),
+    ("unit-64k-quiet", "64k-quiet"),
+    ("unit-aso-active", facts(aso_active=1.0, drives=8.0)),
     ("unit-not-contended", facts(pin_miss=0.02, sys_per_user=1.2)),
     ("unit-missing", facts(pin_miss=None, memory_bytes=None)),
     ("unit-16m-still-contended", "fallback"),
@@ -143,7 +154,13 @@ def test_whole_documents_against_their_reviewed_golden(name, f):
 
     from tests.conftest import ROOT
     path = ROOT / "tests" / "golden" / "plans" / f"{name}.md"
-    text = document(fallback_contended() if f == "fallback" else f)
+    named = {"fallback": fallback_contended,
+             "refused-memory-64k": lambda: on_64k(memory_bytes=10.0 * GIB, virtual_bytes=8 * GIB, paging_used_bytes=None),
+             "64k-contended": lambda: on_64k(tape_mib_s=1330.0, user_pct=2.4, sys_pct=27.4, sys_per_user=11.4,
+                                             pin_miss=0.1227, drives=48.0),
+             "64k-quiet": lambda: on_64k(tape_mib_s=349.5, user_pct=26.0, sys_pct=28.6, sys_per_user=1.1,
+                                         pin_miss=0.0204, drives=8.0)}
+    text = document(named[f]() if isinstance(f, str) else f)
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text)
     assert text == path.read_text(), f"{name} changed: review, then UPDATE_GOLDEN=1"
@@ -163,7 +180,10 @@ class FakePrometheus:
            f'sum(last_over_time(aix_memory_page_inuse_bytes{{{SEL},psize="16M"}}[5m] @ 1800000000))': None,
            f"max(last_over_time(aix_paging_space_inuse_bytes{{{SEL}}}[5m] @ 1800000000))": 0.3125 * GIB,
            f"max(last_over_time(aix_paging_space_size_bytes{{{SEL}}}[5m] @ 1800000000))": 16.0 * GIB,
-           "max(avg_over_time((" + plan.PIN_MISSES.replace("SEL", SEL) + ")[3600s:1m] @ 1800000000))": 17862.0}
+           "max(avg_over_time((" + plan.PIN_MISSES.replace("SEL", SEL) + ")[3600s:1m] @ 1800000000))": 17862.0,
+           f"max(last_over_time(aix_aso_active{{{SEL}}}[5m] @ 1800000000))": 1.0,
+           f"count(sum by (device) (rate(aix_tape_read_bytes_total{{{SEL}}}[3600s] @ 1800000000) + "
+           f"rate(aix_tape_written_bytes_total{{{SEL}}}[3600s] @ 1800000000)) > 0)": 8.0}
     FIGURES = {"tape": 139.0, "user": 3.0, "sys": 15.0, "sys_per_user": 5.0, "pin_miss": 0.25}
     INSTANT = {
         "aix_process_large_page_info": [({"command": "dsmserv", "pid": "2687182", "mode": "N"}, 1.0),
@@ -171,9 +191,11 @@ class FakePrometheus:
                                         ({"pid": "9"}, 1.0)],      # labels missing: named as unknown
         "aix_process_heap_segments": [({"command": "dsmserv", "pid": "2687182"}, 8.0),
                                       ({"command": "dsmsta", "pid": "2978016"}, 0.0), ({"pid": "1"}, 5.0)],
-        "aix_process_ldr_cntrl_info": [({"pid": "2687182", "large_page_data": ""}, 1.0),
+        "aix_process_ldr_cntrl_info": [({"pid": "2687182", "large_page_data": "", "datapsize": "64K"}, 1.0),
                                        ({"pid": "2978016", "large_page_data": "Y"}, 1.0)],
-        "aix_process_inuse_bytes": [({"pid": "2978016", "psize": "16M"}, 2.0 * PAGE)],
+        "aix_process_inuse_bytes": [({"pid": "2978016", "psize": "16M"}, 2.0 * PAGE),
+                                    ({"pid": "2687182", "psize": "64K"}, 1.5 * GIB),
+                                    ({"pid": "2687182", "psize": "4K"}, 0.5 * GIB)],
     }
 
     def __init__(self):
@@ -195,8 +217,7 @@ class FakePrometheus:
         assert at == 1_800_000_000.0
         sel = 'job="aix",instance="tsmsrv01:10990"'
         for name, rows in self.INSTANT.items():
-            matchers = sel + (',psize="16M"' if name == "aix_process_inuse_bytes" else "")
-            if expr == f"last_over_time({name}{{{matchers}}}[5m] @ 1800000000)":
+            if expr == f"last_over_time({name}{{{sel}}}[5m] @ 1800000000)":
                 return [{"metric": m, "value": v} for m, v in rows]
         raise AssertionError(f"unexpected query {expr}")
 
@@ -214,6 +235,9 @@ def test_gather_reads_each_fact_from_its_series():
         ("?", "9", "unknown", 0.0, "", 0.0), ("dsmserv", "2687182", "N", 8.0, "", 0.0),
         ("dsmsta", "2978016", "N", 0.0, "Y", 2.0 * PAGE)]
     assert f.server.command == "dsmserv"
+    assert f.processes[1].datapsize == "64K" and f.processes[1].inuse_bytes == {"64K": 1.5 * GIB, "4K": 0.5 * GIB}
+    assert f.regime == "64K"                  # 1.5 GiB in 64 KB pages beats 0.5 GiB in 4 KB and 2 pages of 16 MB
+    assert (f.aso_active, f.drives) == (1.0, 8.0)
     sel = 'job="aix",instance="tsmsrv01:10990"'
     assert f"last_over_time(aix_process_large_page_info{{{sel}}}[5m] @ 1800000000)" in prom.asked
     assert f"max(max_over_time(aix_memory_virtual_bytes{{{sel}}}[3600s] @ 1800000000))" in prom.asked
@@ -283,7 +307,7 @@ def test_two_reasons_are_joined_and_both_shown():
 
 def test_the_margin_sentence_from_both_sides():
     for outside, sentence in ((6.5 * GIB, "The LPAR can afford the pool"), (6.5 * GIB + 1, "The LPAR cannot afford")):
-        p = plan.judge(facts(memory_bytes=10.0 * GIB, virtual_bytes=outside))
+        p = plan.judge(on_64k(memory_bytes=10.0 * GIB, virtual_bytes=outside))
         assert sentence in plan.markdown(plan.blocks(p, "t", "s", "--prometheus s", None, None))
 
 
@@ -302,3 +326,76 @@ def test_a_configured_but_unused_pool_is_rolled_back_to_its_value():
     p = plan.judge(facts(lgpg_regions=None))
     assert p.pool_after == 160
     assert "\nvmo -p -o lgpg_regions=0 -o lgpg_size=0\n" in plan.markdown(plan.blocks(p, "t", "s", "x", None, None))
+
+
+# ---------------------------------------------------------------- three page-size regimes
+
+@pytest.mark.parametrize("split, ldr, regime", [
+    ({"4K": 1.7 * GIB, "64K": 0.03 * GIB, "16M": 0.25 * GIB}, ("", ""), "4K"),      # the kernel segment's 16 pages
+    ({"4K": 0.4 * GIB, "64K": 1.7 * GIB}, ("", "64K"), "64K"),                         # IBM's start line
+    ({"4K": 0.4 * GIB, "16M": 1.8 * GIB}, ("Y", ""), "16M"),
+    ({"4K": 1.0 * GIB, "64K": 1.0 * GIB}, ("", ""), "64K"),                            # a tie: the larger page
+    ({"4K": 1.0 * GIB, "16M": 1.0 * GIB - 1}, ("Y", ""), "4K"),                        # a mixed heap, mostly 4 KB
+    ({}, ("", "64K"), "64K"), ({}, ("M", ""), "16M"), ({}, ("", ""), "4K"),            # no split: LDR_CNTRL
+])
+def test_the_regime_as_the_recording_rule_decides_it(split, ldr, regime):
+    f = facts(processes=[Process("dsmserv", "1", "N", 8.0, large_page_data=ldr[0], datapsize=ldr[1], inuse_bytes=split)])
+    assert f.regime == regime
+
+
+def test_the_estimates_from_4k_are_the_models_three_regimes():
+    p = plan.judge(facts())
+    assert [(s.regime, s.now) for s in p.steps] == [("4K", True), ("64K", False), ("16M", False)]
+    assert p.steps[0].tape_mib_s == 139.0 and p.steps[0].miss == 0.25
+    # x = 0.25 / 0.75 = 1/3; K/A = 0.004008 / 0.000744
+    ka = 0.004008 / 0.000744
+    assert p.steps[1].tape_mib_s == pytest.approx(139.0 * (1 + ka / 3) / (1 + ka / 3 / 16))      # 349.4
+    assert p.steps[2].tape_mib_s == pytest.approx(139.0 * (1 + ka / 3) / (1 + ka / 3 / 64))      # 378.0
+    assert round(p.steps[1].tape_mib_s, 1) == 349.4 and round(p.steps[2].tape_mib_s, 1) == 378.0
+    assert p.steps[1].miss == pytest.approx(1 - 1 / (1 + 1 / 48)) and p.steps[2].miss == pytest.approx(1 - 1 / (1 + 1 / 192))
+
+
+def test_from_64k_only_the_16m_step_is_estimated_and_it_is_small_when_quiet():
+    p = plan.judge(on_64k(pin_miss=0.0204, sys_per_user=1.1, tape_mib_s=349.5))
+    assert [s.regime for s in p.steps] == ["64K", "16M"] and p.regime == "64K"
+    assert p.steps[1].tape_mib_s == pytest.approx(378.1, abs=0.05)                           # about 8 %, not 2.7x
+    assert not p.recommended and p.verdict.startswith("not recommended: on 64 KB pages the figures do not show")
+    text = document(on_64k(pin_miss=0.0204, sys_per_user=1.1, tape_mib_s=349.5))
+    assert "139 / 378" not in text and "2.7" not in text
+
+
+@pytest.mark.parametrize("pin, spu, contended", [(0.10, 5.0, False), (0.1001, 5.0, True), (0.25, 3.0, False),
+                                                 (0.25, 3.01, True)])
+def test_on_64k_the_16m_step_needs_the_contention_limits_from_both_sides(pin, spu, contended):
+    p = plan.judge(on_64k(pin_miss=pin, sys_per_user=spu))
+    assert p.recommended is contended and p.kind == "switch"
+    assert p.verdict.startswith("recommended: lgpg_regions=160" if contended else "not recommended: on 64 KB pages")
+
+
+def test_on_4k_the_preference_setting_and_the_memory_decide_between_the_steps(monkeypatch):
+    p = plan.judge(facts())
+    assert p.kind == "switch" and p.why.startswith("planPreferWhenBothHelp is 16M")
+    p = plan.judge(facts(memory_bytes=10.0 * GIB, virtual_bytes=8 * GIB))     # the pool does not fit: 64 KB
+    assert p.recommended and p.kind == "ibm64k" and p.reasons == []
+    assert p.verdict == ("recommended: IBM's 64 KB start line (LDR_CNTRL with DATAPSIZE=64K) for dsmserv, nothing "
+                         "pinned, no pool")
+    monkeypatch.setitem(plan.CONFIG, "planPreferWhenBothHelp", "64K")
+    p = plan.judge(facts())
+    assert p.kind == "ibm64k" and p.why.startswith("planPreferWhenBothHelp is 64K")
+    text = document(facts())
+    assert "\nLDR_CNTRL=TEXTPSIZE=64K@DATAPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K\nexport LDR_CNTRL\n" in text
+    assert "vmo -p" not in text and "chuser" not in text
+
+
+def test_sizing_counts_every_process_asking_for_large_pages():
+    f = facts(processes=[Process("dsmserv", "1", "N", 8.0), Process("dsmsta", "2", "N", 2.0, large_page_data="Y"),
+                         Process("dsmsta", "3", "N", 3.0)])
+    p = plan.judge(f)
+    assert [x.pid for x in p.counted] == ["1", "2"] and p.regions == 10 * 16 + 32
+    assert "| dsmserv (PID 1), dsmsta (PID 2) |" in document(f)
+
+
+@pytest.mark.parametrize("active, says", [(None, "ASO state unknown"), (0.0, "inactive (asoo aso_active=0)"),
+                                          (1.0, "**Warning: the Active System Optimizer is active**")])
+def test_the_aso_state_in_the_plan(active, says):
+    assert says in document(facts(aso_active=active))

@@ -15,6 +15,7 @@ from typing import Optional
 
 from ..figures import FIGURES
 from ..monitoring import CONFIG, SELECTOR
+from ..simulate.model import A_MISS, CYCLES, K_THROUGHPUT
 from .compare import Prometheus, selector
 
 GIB = 1 << 30
@@ -22,6 +23,9 @@ LARGE = 16 << 20                      # one 16 MB page
 LGPG_SIZE = 16777216                  # vmo lgpg_size for 16 MB pages
 KERNEL_PAGES = 16                     # the kernel segment's 16 MB pages (svmon -P 'lgpg vsid=0')
 LDR_CNTRL = "TEXTPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K@LARGE_PAGE_DATA=Y"   # the case study's line
+LDR_IBM_64K = "TEXTPSIZE=64K@DATAPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K"     # IBM's Storage Protect start line
+REGIMES = ("4K", "64K", "16M")                   # smallest page first
+REGIME_TEXT = {"4K": "4 KB", "64K": "64 KB", "16M": "16 MB"}
 CAPABILITIES = "CAP_BYPASS_RAC_VMM,CAP_PROPAGATE"
 NOW = "5m"                            # the state "now": the last sample of the 5 minutes before --at
 
@@ -44,6 +48,8 @@ class Process:
     heap_segments: float = 0.0
     large_page_data: str = ""      # LDR_CNTRL's LARGE_PAGE_DATA in its environment ('' unset)
     inuse_16m_bytes: float = 0.0
+    datapsize: str = ""            # LDR_CNTRL's DATAPSIZE ('' unset: 4 KB)
+    inuse_bytes: dict = field(default_factory=dict)   # svmon -P's split: psize -> bytes in use
 
 
 @dataclass
@@ -68,6 +74,25 @@ class Facts:
     pool_inuse_bytes: float = 0.0
     paging_used_bytes: Optional[float] = None
     paging_size_bytes: Optional[float] = None
+    aso_active: Optional[float] = None        # asoo aso_active (None: the aso collector has no data)
+    drives: Optional[float] = None            # tape drives that moved data in the window
+
+    @property
+    def regime(self) -> str:
+        """The page size holding most of the monitored processes' data, as the recording rule
+        aix:regime_page_size:bytes decides it: svmon -P's split (ties to the larger page), else
+        LDR_CNTRL (LARGE_PAGE_DATA=Y/M: 16M, DATAPSIZE=64K: 64K), else 4K."""
+        totals: dict = {}
+        for p in self.processes:
+            for psize, b in p.inuse_bytes.items():
+                if psize in REGIMES and b > 0:
+                    totals[psize] = totals.get(psize, 0.0) + b
+        if totals:
+            most = max(totals.values())
+            return next(ps for ps in reversed(REGIMES) if totals.get(ps, 0.0) >= most)
+        if any(p.large_page_data.upper() in ("Y", "M") for p in self.processes):
+            return "16M"
+        return "64K" if any(p.datapsize.upper() == "64K" for p in self.processes) else "4K"
 
     @property
     def server(self) -> Optional[Process]:
@@ -100,9 +125,12 @@ def gather(prom: Prometheus, instance: str, at: float, window: int, base: str = 
     for r in prom.instant(f"last_over_time(aix_process_ldr_cntrl_info{{{sel}}}[{NOW}]{at_mod})", at):
         if r["metric"].get("pid") in procs:
             procs[r["metric"]["pid"]].large_page_data = r["metric"].get("large_page_data", "")
-    for r in prom.instant(f'last_over_time(aix_process_inuse_bytes{{{sel},psize="16M"}}[{NOW}]{at_mod})', at):
+            procs[r["metric"]["pid"]].datapsize = r["metric"].get("datapsize", "")
+    for r in prom.instant(f'last_over_time(aix_process_inuse_bytes{{{sel}}}[{NOW}]{at_mod})', at):
         if r["metric"].get("pid") in procs:
-            procs[r["metric"]["pid"]].inuse_16m_bytes = r["value"]
+            procs[r["metric"]["pid"]].inuse_bytes[r["metric"].get("psize", "")] = r["value"]
+            if r["metric"].get("psize") == "16M":
+                procs[r["metric"]["pid"]].inuse_16m_bytes = r["value"]
     f.processes = sorted(procs.values(), key=lambda p: (p.command, p.pid))
     f.heap_segments = now(f"aix_process_heap_segments{{{sel}}}", "sum")
     f.lgpg_regions = now(f'aix_vmo_tunable{{{sel},tunable="lgpg_regions",setting="current"}}')
@@ -114,6 +142,9 @@ def gather(prom: Prometheus, instance: str, at: float, window: int, base: str = 
     f.pool_inuse_bytes = now(f'aix_memory_page_inuse_bytes{{{sel},psize="16M"}}', "sum") or 0.0
     f.paging_used_bytes = now(f"aix_paging_space_inuse_bytes{{{sel}}}")
     f.paging_size_bytes = now(f"aix_paging_space_size_bytes{{{sel}}}")
+    f.aso_active = now(f"aix_aso_active{{{sel}}}")
+    f.drives = prom.scalar(f"count(sum by (device) (rate(aix_tape_read_bytes_total{{{sel}}}[{length}]{at_mod}) + "
+                           f"rate(aix_tape_written_bytes_total{{{sel}}}[{length}]{at_mod})) > 0)", at)
     return f
 
 
@@ -122,7 +153,11 @@ class Plan:
     facts: Facts
     contended: Optional[bool] = None          # None: the evidence is missing
     on_16m: bool = False
-    kind: str = ""                            # switch (4 KB to 16 MB pages), resize (the pool only), none
+    regime: str = "4K"                        # the page-size regime now: 4K, 64K or 16M
+    kind: str = ""                            # switch (to 16 MB pages), ibm64k (4 KB to IBM's 64 KB line), resize (the pool only), none
+    steps: list = field(default_factory=list)  # [Step]: the regimes above the current one, with the model's estimates
+    counted: list = field(default_factory=list)  # the processes the sizing counts (the server, LARGE_PAGE_DATA set)
+    why: str = ""                             # why this step and not the other
     regions: Optional[int] = None             # the sizing rule's pages
     pool_now: int = 0                         # lgpg_regions now (0 without vmo figures)
     pool_after: Optional[int] = None          # lgpg_regions after the change
@@ -137,7 +172,7 @@ class Plan:
 
     @property
     def recommended(self) -> bool:
-        return not self.reasons and not self.missing and self.kind in ("switch", "resize")
+        return not self.reasons and not self.missing and self.kind in ("switch", "resize", "ibm64k")
 
     @property
     def verdict(self) -> str:
@@ -153,7 +188,35 @@ class Plan:
                     "(the server already runs on 16 MB pages)")
         server = self.facts.server
         assert server is not None   # judged: a missing server is in `missing`
+        if self.kind == "ibm64k":
+            return (f"recommended: IBM's 64 KB start line (LDR_CNTRL with DATAPSIZE=64K) for {server.command}, "
+                    "nothing pinned, no pool")
         return f"recommended: lgpg_regions={self.pool_after} (16 MB pages) and LARGE_PAGE_DATA=Y for {server.command}"
+
+
+@dataclass
+class Step:
+    regime: str                    # 4K, 64K, 16M
+    now: bool                      # the current regime (measured, not estimated)
+    miss: Optional[float]          # pin_seg_range miss ratio
+    tape_mib_s: Optional[float]
+
+
+def estimate(f: Facts, regime: str, to: str) -> Step:
+    """The model's estimate (simulate/model.py, fitted to the case study) of the figures at ``to``
+    from those measured at ``regime``: with n tape threads the model's miss ratio is
+    m = 1 - 1/(1 + A c (n-1)) and a drive's rate T = T_MAX / (1 + K c (n-1)), c the lock cycles
+    per 256 KB buffer. The measured m gives x = A c (n-1) = m / (1 - m); at c' cycles
+    m' = 1 - 1/(1 + x c'/c) and T' = T (1 + (K/A) x) / (1 + (K/A) x c'/c)."""
+    if regime == to:
+        return Step(to, True, f.pin_miss, f.tape_mib_s)
+    if f.pin_miss is None or not 0 <= f.pin_miss < 1:
+        return Step(to, False, None, None)
+    x = f.pin_miss / (1 - f.pin_miss)
+    share = CYCLES[to] / CYCLES[regime]
+    ka = K_THROUGHPUT / A_MISS
+    tape = None if f.tape_mib_s is None else f.tape_mib_s * (1 + ka * x) / (1 + ka * x * share)
+    return Step(to, False, 1 - 1 / (1 + x * share), tape)
 
 
 def outcome(headroom: int) -> str:
@@ -181,7 +244,13 @@ def judge(f: Facts) -> Plan:
     assert f.memory_bytes is not None and f.virtual_bytes is not None and server is not None
     p.contended = f.pin_miss > c["pinMissRatio"] and f.sys_per_user > c["sysPerUserRatio"]
     p.on_16m = server.mode in ("Y", "M") and server.inuse_16m_bytes > 0
-    p.regions = int(f.heap_segments) * c["pagesPerHeapSegment"] + c["extraLargePages"]
+    p.regime = "16M" if p.on_16m else "64K" if f.regime == "64K" else "4K"
+    p.steps = [estimate(f, p.regime, r) for r in REGIMES[REGIMES.index(p.regime):]]
+    # sizing: the server and every monitored process that asks for large pages (LARGE_PAGE_DATA in its
+    # environment: children inherit it across fork, so their heaps come from the same pool)
+    p.counted = [server] + [x for x in f.processes if x is not server and x.large_page_data]
+    segments = sum(x.heap_segments for x in p.counted) if len(p.counted) > 1 else f.heap_segments
+    p.regions = int(segments) * c["pagesPerHeapSegment"] + c["extraLargePages"]
     h = c["mandatoryMinHeadroomPages"]
     # restart pre-flight: the server comes back asking for the 16 MB pages it holds now (on 4 KB
     # pages: every heap segment filled, 16 pages each, and the kernel segment's 16); the pages
@@ -201,15 +270,31 @@ def judge(f: Facts) -> Plan:
     p.outside_bytes = f.virtual_bytes - f.pool_inuse_bytes
     p.left_bytes = f.memory_bytes - p.pool_after * LARGE - p.outside_bytes
     p.margin_bytes = c["planMinFreeMemoryRatio"] * f.memory_bytes
-    if not p.on_16m and not p.contended:
-        p.reasons.append(f"the figures do not show the pin-lock contention this change addresses (pin_seg_range "
-                         f"miss ratio {f.pin_miss:.1%}, limit {c['pinMissRatio']:.0%}; system/user CPU "
-                         f"{f.sys_per_user:.2f}, limit {c['sysPerUserRatio']:g})")
-    if p.pool_after * LARGE > (f.pool_bytes or 0) and p.left_bytes < p.margin_bytes:
-        p.reasons.append(f"a pool of {p.pool_after} pages ({p.pool_after * LARGE / GIB:.1f} GiB pinned) would leave "
-                         f"{max(p.left_bytes, 0) / GIB:.1f} GiB of {f.memory_bytes / GIB:.1f} GiB for 4 KB pages and the "
-                         f"file cache, less than the margin of {p.margin_bytes / GIB:.1f} GiB "
-                         f"({c['planMinFreeMemoryRatio']:.0%}, planMinFreeMemoryRatio)")
+    figures = (f"pin_seg_range miss ratio {f.pin_miss:.1%}, limit {c['pinMissRatio']:.0%}; system/user CPU "
+               f"{f.sys_per_user:.2f}, limit {c['sysPerUserRatio']:g}")
+    if p.regime == "64K" and not p.contended:
+        p.reasons.append(f"on 64 KB pages the figures do not show the pin-lock contention the 16 MB step addresses "
+                         f"({figures})")
+    elif not p.on_16m and not p.contended:
+        p.reasons.append(f"the figures do not show the pin-lock contention this change addresses ({figures})")
+    affordable = not (p.pool_after * LARGE > (f.pool_bytes or 0) and p.left_bytes < p.margin_bytes)
+    too_big = (f"a pool of {p.pool_after} pages ({p.pool_after * LARGE / GIB:.1f} GiB pinned) would leave "
+               f"{max(p.left_bytes, 0) / GIB:.1f} GiB of {f.memory_bytes / GIB:.1f} GiB for 4 KB pages and the "
+               f"file cache, less than the margin of {p.margin_bytes / GIB:.1f} GiB "
+               f"({c['planMinFreeMemoryRatio']:.0%}, planMinFreeMemoryRatio)")
+    if p.regime == "4K" and p.contended:
+        # both steps help: the setting decides, and 64 KB pages where the pool cannot be afforded
+        if c["planPreferWhenBothHelp"] == "64K":
+            p.kind, p.why = "ibm64k", ("planPreferWhenBothHelp is 64K: IBM's start line takes most of the gain with "
+                                       "nothing pinned, no pool and no ANR0358E risk")
+        elif not affordable:
+            p.kind, p.why = "ibm64k", (f"the 16 MB step does not fit this LPAR's memory: {too_big}; IBM's start "
+                                       "line pins nothing")
+        else:
+            p.why = ("planPreferWhenBothHelp is 16M: the larger gain, for a pinned pool sized below and the "
+                     "restart pre-flight")
+    if p.kind != "ibm64k" and not affordable:
+        p.reasons.append(too_big)
     return p
 
 
@@ -231,8 +316,12 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
                        f"the state is its last sample. Source: {source}."),
                  ("p", f"**Verdict: {p.verdict}.**")]
     out.append(("h2", "1. Evidence: is the server lock-bound?"))
+    base4k = p.regime == "4K"
     out.append(("table", ["figure", "this LPAR", "contention when", "case study: 4 KB / 16 MB pages"], [
-        ["Tape throughput, MiB/s", _n(f.tape_mib_s, ".1f"), "(what the change is for)", " / ".join(CASE_STUDY["tape"])],
+        ["Page-size regime (the page size holding most of the monitored processes' data)",
+         f"{REGIME_TEXT[p.regime]} pages", "", "4 KB / 16 MB"],
+        ["Tape throughput, MiB/s", _n(f.tape_mib_s, ".1f"), "(what the change is for)",
+         " / ".join(CASE_STUDY["tape"]) if base4k else "(measured from 4 KB pages: not this LPAR's baseline)"],
         ["System / user CPU", _n(f.sys_per_user, ".2f"), f"above {c['sysPerUserRatio']:g}",
          " / ".join(CASE_STUDY["sys_per_user"])],
         ["System CPU, user CPU (%)", f"{_n(f.sys_pct, '.1f')}, {_n(f.user_pct, '.1f')}", "", "15.0, 3.0 / 30.5, 29.3"],
@@ -241,6 +330,14 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
         ["pin_seg_range lock misses/s", _n(f.pin_misses_s, ",.0f"), "", ""]]))
     if p.contended is None:
         out.append(("p", "The evidence is incomplete: the plan cannot judge the contention."))
+    elif p.regime == "64K":
+        out.append(("p", "The server runs on 64 KB pages (IBM's Storage Protect start line, DATAPSIZE=64K): a 256 KB "
+                         "buffer takes 4 pin cycles under the VMM segment lock, not the 64 of 4 KB pages. The case "
+                         "study's gain was measured from 4 KB pages and does not apply here; the 16 MB step (1 cycle) "
+                         "is judged on the figures measured at 64 KB only. " + (
+                             "They show contention: with this many tape threads even 4 cycles per buffer miss the "
+                             "lock." if p.contended else
+                             "They do not show contention worth a pinned pool: no change.")))
     elif p.on_16m:
         out.append(("p", "The server already runs on 16 MB pages. " + (
             "It still shows the contention: part of its heap is on 4 KB pages (a pool too small for "
@@ -257,21 +354,28 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
     if p.missing:
         out.append(("p", "Missing: " + "; ".join(p.missing) + ". Enable the collector and plan again."))
         return out
+    out += steps_blocks(p)
+    if p.kind == "ibm64k":
+        return out + ibm64k_blocks(p, source_args, start_script=script)
 
     assert srv is not None and p.regions is not None and p.pool_after is not None
     out.append(("h2", "2. Sizing"))
     lpd = srv.large_page_data or "unset"
+    segments = (p.regions - c["extraLargePages"]) // c["pagesPerHeapSegment"]
     out.append(("table", ["input", "value"], [
         ["server process (most heap segments)", f"{srv.command} (PID {srv.pid}), 16 MB pages now: {srv.mode} "
                                                 f"(LARGE_PAGE_DATA {lpd})"],
-        ["heap segments, all monitored processes (svmon -P 'text data BSS heap')", f"{f.heap_segments:g}"],
-        ["the sizing rule (the case study's)", f"{f.heap_segments:g} x {c['pagesPerHeapSegment']} + "
+        ["processes counted (the server, and every one with LARGE_PAGE_DATA in its environment: children "
+         "inherit it)", ", ".join(f"{x.command} (PID {x.pid})" for x in p.counted)],
+        ["heap segments of those processes (svmon -P 'text data BSS heap')", f"{segments:g}"],
+        ["the sizing rule (the case study's)", f"{segments:g} x {c['pagesPerHeapSegment']} + "
                                                f"{c['extraLargePages']} = {p.regions} pages"],
         ["lgpg_regions now (boot value)", f"{_n(f.lgpg_regions, 'g')} ({_n(f.lgpg_regions_boot, 'g')})"],
         ["lgpg_regions after the change", f"{p.pool_after}: {p.pool_after * LARGE / GIB:.1f} GiB pinned"]]))
     out.append(("p", f"Each heap segment (256 MB) holds {c['pagesPerHeapSegment']} pages of 16 MB; the "
                      f"{c['extraLargePages']} extra pages are the kernel segment's 16 and one segment of growth. Large "
                      "pages are pinned: start here, then bring the pool down to what svmon -G shows in use."))
+    out.append(("p", aso_text(f.aso_active)))
     out.append(("h3", "Memory safety"))
     pg = (f"{_gib(f.paging_used_bytes)} of {_gib(f.paging_size_bytes)}"
           + (f" ({f.paging_used_bytes / f.paging_size_bytes:.0%})" if f.paging_used_bytes is not None
@@ -348,14 +452,18 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
                         f"[ \"{who}\" = root ] || chuser capabilities={CAPABILITIES} {who}"]
     out.append(("code", "\n".join(cmds)))
     out.append(("p", f"Step 3, in {start}, before {srv.command} starts (not in /etc/environment, not in the "
-                     "user's profile: the case study warns that other programs then break):"))
+                     "user's profile: the case study warns that other programs then break)" + (
+                         f", in place of IBM's line (LDR_CNTRL={LDR_IBM_64K}): LARGE_PAGE_DATA=Y takes the heap "
+                         "from DATAPSIZE; text, stack and shared memory stay on 64 KB pages:" if p.regime == "64K"
+                         else ":")))
     out.append(("code", f"LDR_CNTRL={LDR_CNTRL}\nexport LDR_CNTRL"))
     out.append(("p", f"Step 4, restart {srv.command} with that script, then check that it uses 16 MB pages "
                      "(16MB column Y, 'L' heap segments):"))
     out.append(("code", f"svmon -P $(ps -e -o pid= -o comm= | awk '$2==\"{srv.command}\"{{print $1}}') | head -12"))
     out.append(("h2", "5. Rollback"))
     out.append(("code", "\n".join([
-        f"# in {start}: remove the two LDR_CNTRL lines, then restart {srv.command} with it",
+        (f"# in {start}: put back LDR_CNTRL={LDR_IBM_64K}, then restart {srv.command} with it"
+         if p.regime == "64K" else f"# in {start}: remove the two LDR_CNTRL lines, then restart {srv.command} with it"),
         f"vmo -p -o lgpg_regions={p.pool_now}" + (f" -o lgpg_size={int(f.lgpg_size)}" if f.lgpg_size else
                                             " -o lgpg_size=0"),
         f"chuser capabilities=<the value lsuser showed before> {who}    # only if step 2 changed it"])))
@@ -365,12 +473,87 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
     out.append(("p", "After the restart, once the server has run on 16 MB pages for a representative period "
                      "(a night of backups), compare the two regimes:"))
     out.append(("code", f"aix-exporter report {source_args} --instance {f.instance} --auto --out after-the-change.html"))
-    out.append(("p", "--auto finds the windows from the recording rule aix:regime_16m:bool: before, the last run "
-                     "on 4 KB pages, up to this change; after, the run on 16 MB pages since the restart; 10 "
-                     "minutes are cut from each edge (--margin). It judges tape MiB/s, system/user CPU and the "
+    out.append(("p", "--auto finds the windows from the recording rule aix:regime_page_size:bytes: before, the "
+                     f"last run on {REGIME_TEXT[p.regime]} pages, up to this change; after, the run on 16 MB pages "
+                     "since the restart; 10 minutes are cut from each edge (--margin). It judges tape MiB/s, system/user CPU and the "
                      "pin_seg_range miss ratio against these figures. AixLargePageSilentFallback and "
                      "AixRestartWouldFail watch the pool from then on."))
     return out
+
+
+def aso_text(active: Optional[float]) -> str:
+    if active is None:
+        return ("ASO state unknown: the aso collector has no data (asoo is missing before AIX 7.1 TL1, or the "
+                "exporter's user may not run it). Check `asoo -o aso_active`: when ASO is active it can promote "
+                "shared-memory segments to 16 MB pages on its own, from the same pool.")
+    if active:
+        return ("**Warning: the Active System Optimizer is active** (asoo aso_active=1). Its large-page "
+                "optimization can promote other workloads' shared-memory segments to 16 MB pages on its own, "
+                "taking pages from this pool: watch svmon -G's 16 MB in-use after the change, exclude processes "
+                "with ASO_OPTIONS=LARGE_PAGE=OFF in their environment, or size the pool for it.")
+    return "The Active System Optimizer is inactive (asoo aso_active=0): it takes no pages from the pool."
+
+
+def steps_blocks(p: Plan) -> list:
+    """The regimes above the current one, each with the model's estimate from the measured miss ratio."""
+    f = p.facts
+    if len(p.steps) < 2:
+        return []
+    pinned = {"4K": "none", "64K": "none (the buffers only, as now)",
+              "16M": f"{p.pool_after} pages, {p.pool_after * LARGE / GIB:.1f} GiB" if p.pool_after else "the pool"}
+    risk = {"4K": "", "64K": "none: no pool, nothing to run out of",
+            "16M": "=M: ANR0358E when the pool runs out; =Y: a silent fallback to smaller pages"}
+    rows = []
+    for st in p.steps:
+        label = f"{REGIME_TEXT[st.regime]} pages" + (" (now)" if st.now else
+                                                      " (IBM's start line)" if st.regime == "64K" else "")
+        how = "measured" if st.now else "model's estimate"
+        rows.append([label, f"{CYCLES[st.regime]:g}", f"{_n(st.miss, '.1%')} ({how})",
+                     f"{_n(st.tape_mib_s, '.1f')} ({how})", pinned[st.regime], risk[st.regime]])
+    drives = f" over {f.drives:g} drives ({f.tape_mib_s / f.drives:.1f} MiB/s each)" if f.drives and f.tape_mib_s else ""
+    out = [("h3", "The steps beyond this regime"),
+           ("table", ["pages for the heap", "pin cycles per 256 KB buffer", "pin_seg_range miss ratio",
+                      "tape MiB/s", "pinned", "risk"], rows),
+           ("p", f"How the estimates are made: the cycle table is seed 000's (64 cycles with 4 KB pages, 4 with "
+                 f"64 KB, 1 with 16 MB). The measured miss ratio m = {_n(f.pin_miss, '.1%')} at "
+                 f"{CYCLES[p.regime]:g} cycles{drives} gives x = m / (1 - m) = A c (n-1) in the simulator's model "
+                 f"(fitted to the case study); at c' cycles the model's miss ratio is 1 - 1/(1 + x c'/c) and the "
+                 f"tape rate T (1 + {K_THROUGHPUT / A_MISS:.2f} x) / (1 + {K_THROUGHPUT / A_MISS:.2f} x c'/c). "
+                 "They are the model's figures, not measurements: the report after the change measures.")]
+    if any(st.regime == "64K" and not st.now for st in p.steps):
+        out.append(("p", f"IBM's start line is `LDR_CNTRL={LDR_IBM_64K}` in the server's start script: the heap "
+                         "on 64 KB pages, no vmo change, no capability, nothing pinned."))
+    if p.why:
+        out.append(("p", f"Which step: {p.why}."))
+    return out
+
+
+def ibm64k_blocks(p: Plan, source_args: str, start_script: Optional[str]) -> list:
+    """The change to IBM's 64 KB start line: LDR_CNTRL in the start script and a restart."""
+    f, srv = p.facts, p.facts.server
+    assert srv is not None
+    start = start_script or "the server's start script (rc.dsmserv of the instance, or /usr/tivoli/tsm/server/bin/rc.adsmserv)"
+    return [
+        ("h2", "2. The change (as root)"),
+        ("p", "Step 1, check that the processors offer 64 KB pages (POWER5+ and later; the list must include 65536):"),
+        ("code", "pagesize -a"),
+        ("p", f"Step 2, in {start}, before {srv.command} starts (IBM's Storage Protect start line; not in "
+              "/etc/environment, not in the user's profile). Nothing is pinned and no vmo change or capability "
+              "is needed:"),
+        ("code", f"LDR_CNTRL={LDR_IBM_64K}\nexport LDR_CNTRL"),
+        ("p", f"Step 3, restart {srv.command} with that script, then check that its heap is in 64 KB pages "
+              "(PSize m on the 'text data BSS heap' segments):"),
+        ("code", f"svmon -P $(ps -e -o pid= -o comm= | awk '$2==\"{srv.command}\"{{print $1}}') | head -12"),
+        ("h2", "3. Rollback"),
+        ("code", f"# in {start}: remove the two LDR_CNTRL lines, then restart {srv.command} with it"),
+        ("h2", "4. Verification"),
+        ("p", "After the restart, once the server has run on 64 KB pages for a representative period (a night of "
+              "backups), compare the two regimes:"),
+        ("code", f"aix-exporter report {source_args} --instance {f.instance} --auto --out after-the-change.html"),
+        ("p", "--auto finds the change from 4 KB to 64 KB pages in the recording rule aix:regime_page_size:bytes. "
+              "If the figures still show contention afterwards, plan again: the plan then judges the 16 MB step "
+              "from the figures measured at 64 KB."),
+    ]
 
 
 def markdown(bl: list) -> str:
