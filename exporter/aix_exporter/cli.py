@@ -169,6 +169,8 @@ def main(argv=None) -> int:
             for line in lines:
                 print(f"  {line}", file=sys.stderr)
         return 1
+    for warning in web_config.warnings:   # --check-config says them too: an installer shows them
+        log.warning("msg=slow basic auth: %s", warning)
     if not (1 <= args.max_requests <= 10000 and 1 <= args.max_connections <= 1000000):
         print("aix-exporter: --web.max-requests must be 1-10000 and --web.max-connections 1-1000000", file=sys.stderr)
         return 1

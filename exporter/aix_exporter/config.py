@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Optional
 
@@ -126,7 +127,9 @@ MAX_CONFIG_BYTES = 1 << 20
 
 
 class _NoAliasLoader(yaml.SafeLoader):
-    """YAML without anchors and aliases: a 'billion laughs' file cannot blow up at load."""
+    """YAML without anchors and aliases (a 'billion laughs' file cannot blow up at load) and
+    without duplicate keys in any mapping (as Prometheus and exporter-toolkit refuse them: a
+    second ``tls_server_config:`` must not silently replace the first)."""
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -134,6 +137,48 @@ class _NoAliasLoader(yaml.SafeLoader):
             raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in this file",
                                               event.start_mark)
         return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: set = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                    seen.add(key)
+                except TypeError:    # an unhashable key: SafeLoader says so itself
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_config_text(path: str, what: str, limit: int = MAX_CONFIG_BYTES) -> str:
+    """A configuration file's text: a regular file (a FIFO or a device would block or never
+    end), at most ``limit`` bytes, UTF-8; a ConfigError of one line otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise ConfigError(f"{path}: {e.strerror}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ConfigError(f"{path}: not a regular file (a FIFO, device or directory); not a {what}")
+    with os.fdopen(fd, "rb") as fh:
+        if st.st_size > limit:
+            raise ConfigError(f"{path}: larger than {limit} bytes; not a {what}")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ConfigError(f"{path}: larger than {limit} bytes; not a {what}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a text file (byte {e.start} is not UTF-8); not a {what}") from None
+
+
+def load_yaml(text: str):
+    """(node, data) of YAML text by the strict loader (no aliases, no duplicate keys)."""
+    return yaml.compose(text, Loader=_NoAliasLoader), yaml.load(text, Loader=_NoAliasLoader)
 
 
 def _check_type(where, value, default):
@@ -278,18 +323,9 @@ def load(path: Optional[str], check_files: bool = False) -> Settings:
     (--check-config): also what will fail at once on this machine (file_problems)."""
     if not path:
         return Settings()
+    text = read_config_text(path, "configuration file")
     try:
-        if os.path.getsize(path) > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; not a configuration file")
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as e:
-        raise ConfigError(f"{path}: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not a text file (byte {e.start} is not UTF-8); not a configuration file") from None
-    try:
-        node = yaml.compose(text, Loader=_NoAliasLoader)
-        data = yaml.load(text, Loader=_NoAliasLoader)
+        node, data = load_yaml(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path

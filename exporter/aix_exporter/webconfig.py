@@ -36,7 +36,7 @@ from typing import Callable, Optional
 import yaml
 
 from . import purebcrypt
-from .config import ConfigError
+from .config import ConfigError, load_yaml, read_config_text
 
 
 def _verifier():
@@ -59,6 +59,8 @@ _SUPPORTED_TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_f
 MAX_PASSWORD_BYTES = 72   # bcrypt looks at 72 bytes at most; longer ones are refused, not truncated
 MAX_GOOD_CREDENTIALS = 64     # right (user, password) pairs remembered: one per client, in practice
 MAX_BAD_CREDENTIALS = 1000    # wrong ones remembered, the oldest forgotten first
+MAX_WEB_CONFIG_BYTES = 1 << 20
+WARN_ABOVE_COST = 12          # exporter-toolkit's htpasswd examples use 10; each step doubles a check's time
 # a valid bcrypt hash of a random password: unknown users are checked against it (equal timing)
 _DUMMY_HASH = b"$2b$10$hXXhg3mDTj2.3C5i8gPQre6NaUoFJuzaZKaIb5qDO8iOjjq/q8Frq"
 _VERSIONS = {"TLS10": ssl.TLSVersion.TLSv1, "TLS11": ssl.TLSVersion.TLSv1_1, "TLS12": ssl.TLSVersion.TLSv1_2,
@@ -72,6 +74,8 @@ class WebConfig:
     verifier: str = ""                            # which bcrypt implementation checks them
     checkpw: Optional[Callable] = None            # and its check, chosen once at load
     cert_files: tuple = ()                        # (cert, key) as loaded, for reloading
+    warnings: list = field(default_factory=list)  # one line each, logged at start (bcrypt costs above 12)
+    dummy: bytes = _DUMMY_HASH                    # checked for an unknown user: a configured hash of the highest cost
     _mtimes: tuple = ()
     _good: set = field(default_factory=set)       # (user, sha256(password)) found right
     _bad: dict = field(default_factory=dict)      # (user, sha256(password)) found wrong, oldest first
@@ -121,7 +125,8 @@ class WebConfig:
         checkpw = self.checkpw or _verifier()[1]
         with self._bcrypt:   # one bcrypt check at a time: guessing clients cannot starve scrapes
             try:
-                ok = checkpw(secret, hashed if hashed is not None else _DUMMY_HASH) and hashed is not None
+                # an unknown user costs what a known one does: its check runs on a configured hash
+                ok = checkpw(secret, hashed if hashed is not None else self.dummy) and hashed is not None
             except ValueError:
                 ok = False
         with self._lock:
@@ -162,13 +167,11 @@ def load(path: Optional[str]) -> WebConfig:
 
 
 def _load(path: str) -> WebConfig:
+    # the main configuration's reader and loader: a regular file of at most 1 MiB, no aliases,
+    # no duplicate keys (a second tls_server_config must not replace the first)
+    text = read_config_text(path, "web configuration", MAX_WEB_CONFIG_BYTES)
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
-    except OSError as e:
-        raise ConfigError(f"{path}: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not a text file (byte {e.start} is not UTF-8); not a web configuration") from None
+        data = load_yaml(text)[1] or {}
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {str(e).splitlines()[0]}") from None
     if not isinstance(data, dict):
@@ -183,6 +186,9 @@ def _load(path: str) -> WebConfig:
     rel = lambda p: p if os.path.isabs(p) else os.path.join(base, p)
     wc = WebConfig()
     tls = data.get("tls_server_config")
+    if "tls_server_config" in data and not tls:   # present but empty: exporter-toolkit refuses it too
+        raise ConfigError(f"{path}: tls_server_config is empty: give cert_file and key_file, or remove the key "
+                          "to serve plain HTTP")
     if tls is not None and not isinstance(tls, dict):
         raise ConfigError(f"{path}: tls_server_config: expected a mapping")
     if tls:
@@ -226,12 +232,26 @@ def _load(path: str) -> WebConfig:
         for user, hashed in users.items():
             if not isinstance(hashed, str) or not hashed.startswith(("$2a$", "$2b$", "$2y$")):
                 raise ConfigError(f"{path}: basic_auth_users.{user}: expected a bcrypt hash")
-            try:   # a malformed hash is refused now, not by a failing login later
-                purebcrypt.parse(hashed.encode())
+            try:   # a malformed hash (or a cost outside 4..31) is refused now, not by a failing login later
+                cost = purebcrypt.parse(hashed.encode())[0]
             except purebcrypt.HashError as e:
                 raise ConfigError(f"{path}: basic_auth_users.{user}: malformed bcrypt hash: {e}") from None
             wc.users[str(user)] = hashed.encode()
+            if cost > WARN_ABOVE_COST:
+                wc.warnings.append(f"{path}: basic_auth_users.{user}: bcrypt cost {cost}: one check takes about "
+                                   f"{check_seconds(wc.checkpw, cost):.3g} s here with {wc.verifier.split(' ')[0]} "
+                                   f"(each cost step doubles it; 10 is usual)")
+        wc.dummy = max(wc.users.values(), key=lambda h: int(h[4:6]))
     return wc
+
+
+def check_seconds(checkpw, cost: int) -> float:
+    """About how long one check of a hash of ``cost`` takes: a cost-4 check timed, doubled per step."""
+    import time
+    probe = purebcrypt.hashpw(b"probe", b"0123456789abcdef", 4)
+    t0 = time.perf_counter()
+    checkpw(b"probe", probe)
+    return (time.perf_counter() - t0) * 2 ** (cost - 4)
 
 
 def _bad(path, key, tls):

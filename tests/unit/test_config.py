@@ -168,3 +168,21 @@ def test_check_config_refuses_the_trace_window_for_a_user_that_is_not_root(tmp_p
     assert load(str(cfg)).splat.enabled_trace is True   # (at start the collector says so itself)
     monkeypatch.setattr("os.geteuid", lambda: 0)
     assert load(str(cfg), check_files=True).splat.enabled_trace is True
+
+
+def test_the_main_configuration_refuses_duplicate_keys_and_non_regular_files(tmp_path):
+    """The same strict reader as the web configuration (issue 45): a repeated key would silently
+    replace the first; a FIFO would block --check-config."""
+    import os
+
+    from aix_exporter.config import ConfigError, load
+    p = tmp_path / "c.yml"
+    p.write_text("tsm:\n  admin_id: monitor\ntsm:\n  admin_id: other\n")
+    with pytest.raises(ConfigError) as e:
+        load(str(p))
+    assert str(e.value) == f"{p}:3:1: not valid YAML: duplicate key 'tsm'"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError) as e:
+        load(str(fifo))
+    assert str(e.value) == f"{fifo}: not a regular file (a FIFO, device or directory); not a configuration file"

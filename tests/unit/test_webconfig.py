@@ -201,8 +201,8 @@ def test_a_hash_the_verifier_cannot_read_refuses_and_unknown_users_meet_a_real_d
     # an unknown user is checked against a dummy hash of the same cost, so it takes as long
     users.checkpw = lambda secret, hashed: seen.append(hashed) or False
     assert users.authorized(basic("nobody", "x")) is False
-    assert seen[-1] == webconfig._DUMMY_HASH
-    assert purebcrypt.parse(webconfig._DUMMY_HASH)[0] == 10           # a real bcrypt hash, cost 10
+    assert seen[-1] == users.users["admin"] == users.dummy                  # the configured hash: the same cost
+    assert purebcrypt.parse(webconfig._DUMMY_HASH)[0] == 10           # without users: a real bcrypt hash, cost 10
 
 
 def test_defaults_and_a_config_built_without_a_verifier():
@@ -278,3 +278,77 @@ def test_each_bcrypt_prefix_is_taken(tmp_path, prefix):
     hashed = prefix + "05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
     wc = load(tmp_path, f"basic_auth_users:\n  prometheus: '{hashed}'\n")
     assert wc.users == {"prometheus": hashed.encode()}
+
+
+# ---------------------------------------------------------------- hostile round 3 (issue 45): TLS cannot be lost silently
+
+def test_a_duplicate_key_anywhere_is_refused_with_its_line(tmp_path, pki):
+    with pytest.raises(ConfigError) as e:
+        load(tmp_path, tls_yaml(pki) + "tls_server_config:\n")      # the second, empty, would replace the first
+    assert str(e.value) == f"{tmp_path / 'web.yml'}: not valid YAML: duplicate key 'tls_server_config'"
+    with pytest.raises(ConfigError) as e:
+        load(tmp_path, tls_yaml(pki, "  cert_file: other.crt\n"))
+    assert str(e.value) == f"{tmp_path / 'web.yml'}: not valid YAML: duplicate key 'cert_file'"
+    with pytest.raises(ConfigError, match="duplicate key 'p'"):
+        load(tmp_path, "basic_auth_users:\n  p: $2b$04$x\n  p: $2b$04$y\n")
+
+
+@pytest.mark.parametrize("text", ["tls_server_config: {}\n", "tls_server_config:\n", "tls_server_config: ~\n"])
+def test_an_empty_tls_server_config_is_refused_not_plain_http(tmp_path, text):
+    with pytest.raises(ConfigError) as e:
+        load(tmp_path, text)
+    assert str(e.value) == (f"{tmp_path / 'web.yml'}: tls_server_config is empty: give cert_file and key_file, or "
+                            "remove the key to serve plain HTTP")
+
+
+def test_a_fifo_a_directory_and_a_large_file_are_refused_without_reading_them(tmp_path):
+    import os
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, why in ((fifo, "not a regular file (a FIFO, device or directory); not a web configuration"),
+                      (tmp_path, "not a regular file (a FIFO, device or directory); not a web configuration")):
+        with pytest.raises(ConfigError) as e:
+            webconfig.load(str(path))
+        assert str(e.value) == f"{path}: {why}"
+    big = tmp_path / "big.yml"
+    big.write_text("#" * webconfig.MAX_WEB_CONFIG_BYTES + "\n")
+    with pytest.raises(ConfigError) as e:
+        webconfig.load(str(big))
+    assert str(e.value) == f"{big}: larger than 1048576 bytes; not a web configuration"
+    big.write_text("#" * (webconfig.MAX_WEB_CONFIG_BYTES - 1) + "\n")     # exactly the limit: read
+    assert webconfig.load(str(big)).users == {}
+
+
+def test_aliases_are_refused_in_the_web_configuration_too(tmp_path):
+    with pytest.raises(ConfigError, match="aliases"):
+        load(tmp_path, "basic_auth_users: &u\n  p: x\nother: *u\n")
+
+
+@pytest.mark.parametrize("cost, warned", [(4, False), (12, False), (13, True)])
+def test_a_cost_above_12_is_warned_with_the_time_a_check_takes(tmp_path, cost, warned):
+    hashed = purebcrypt.hashpw(b"x", b"0123456789abcdef", cost).decode() if cost < 13 else \
+        "$2b$13$" + purebcrypt.hashpw(b"x", b"0123456789abcdef", 4).decode()[7:]
+    wc = load(tmp_path, f"basic_auth_users:\n  p: {hashed}\n")
+    assert bool(wc.warnings) is warned
+    if warned:
+        (w,) = wc.warnings
+        assert re.fullmatch(rf"{re.escape(str(tmp_path / 'web.yml'))}: basic_auth_users\.p: bcrypt cost 13: one check "
+                            r"takes about [\d.e+-]+ s here with \S+ \(each cost step doubles it; 10 is usual\)", w), w
+
+
+def test_costs_outside_4_to_31_are_refused(tmp_path):
+    good = purebcrypt.hashpw(b"x", b"0123456789abcdef", 4).decode()
+    for cost in ("03", "32"):
+        with pytest.raises(ConfigError, match=f"bcrypt cost {int(cost)} is outside 4..31"):
+            load(tmp_path, f"basic_auth_users:\n  p: $2b${cost}${good[7:]}\n")
+
+
+def test_an_unknown_user_is_checked_against_a_configured_hash_of_the_highest_cost(tmp_path):
+    low = purebcrypt.hashpw(b"a", b"0123456789abcdef", 4).decode()
+    high = purebcrypt.hashpw(b"b", b"fedcba9876543210", 5).decode()
+    wc = load(tmp_path, f"basic_auth_users:\n  low: {low}\n  high: {high}\n")
+    assert wc.dummy == high.encode()
+    checked = []
+    wc.checkpw = lambda password, hashed: checked.append(hashed) or True
+    assert wc.authorized(basic("nobody", "b")) is False          # the check passes on the dummy: still refused
+    assert checked == [high.encode()]
