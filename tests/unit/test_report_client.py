@@ -233,5 +233,5 @@ def test_the_url_loses_its_trailing_slash_only():
 def test_a_prometheus_that_cannot_be_reached_is_one_line():
     with pytest.raises(ReportError) as e:
         Prometheus("http://127.0.0.1:9", timeout=5).scalar("up", END)     # (the discard port: nothing listens)
-    assert str(e.value).startswith("http://127.0.0.1:9: URLError: <urlopen error [Errno 111] Connection refused>")
+    assert str(e.value) == "http://127.0.0.1:9: Connection refused"     # one line, no Python exception names
 

@@ -13,12 +13,11 @@ import datetime as dt
 import json
 import math
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from .. import httpclient
 from ..figures import FIGURES, SAME_BAND, Figure
 from ..monitoring import CONFIG, SELECTOR, label_value, matchers
 
@@ -240,13 +239,10 @@ class Comparison:
         return " ".join(parts)
 
 
-def _server_error(e: urllib.error.HTTPError) -> str:
+def _server_error(body: bytes) -> str:
     """The error text Prometheus (or VictoriaMetrics) put in an HTTP error's JSON body, else
     the start of the body: the server's own reason, not only 'HTTP Error 400'."""
-    try:
-        raw = e.read(4096).decode("utf-8", "replace")
-    except Exception:   # the body is gone: the status line is all there is
-        return ""
+    raw = body[:4096].decode("utf-8", "replace")
     try:
         return str(json.loads(raw).get("error") or raw).strip()
     except (ValueError, AttributeError):
@@ -259,39 +255,27 @@ class Prometheus:
     MAX_POINTS = 10000
 
     def __init__(self, url: str, timeout: float = 60.0):
-        self.url, self.timeout = url.rstrip("/"), timeout
+        # a user:password@ in the URL goes as an Authorization header (httpclient) and is never shown
+        self.endpoint, self.timeout = url.rstrip("/"), timeout
+        self.url = httpclient.shown(self.endpoint)
 
     MAX_BODY = 256 << 20   # bytes of one answer; a report's largest range answer is a few MB
 
     def _get(self, path: str, params: dict) -> list:
         """The result list of one API call, within ``timeout`` seconds overall (a server that
         drips its answer is cut off too) and MAX_BODY bytes; anything else is a ReportError of
-        one line."""
+        one line (httpclient.request)."""
         q = urllib.parse.urlencode(params)
-        deadline = time.monotonic() + self.timeout
-        chunks: list = []
-        size = 0
         try:
-            with urllib.request.urlopen(f"{self.url}{path}?{q}", timeout=self.timeout) as r:
-                while True:
-                    chunk = r.read1(65536) if hasattr(r, "read1") else r.read(65536)
-                    if not chunk:
-                        break
-                    size += len(chunk)
-                    if size > self.MAX_BODY:
-                        raise ReportError(f"{self.url}: the answer is larger than {self.MAX_BODY >> 20} MiB; "
-                                          "narrow the window or the step")
-                    if time.monotonic() > deadline:
-                        raise ReportError(f"{self.url}: no complete answer within {self.timeout:g} s")
-                    chunks.append(chunk)
-        except ReportError:
-            raise
-        except urllib.error.HTTPError as e:
-            reason = _server_error(e)
-            raise ReportError(f"{self.url}: HTTP {e.code}" + (f": {reason}" if reason else f" {e.reason}")) from None
-        except Exception as e:   # urllib's many errors: one line for the user
-            raise ReportError(f"{self.url}: {type(e).__name__}: {e}") from None
-        raw = b"".join(chunks)
+            raw = httpclient.request(f"{self.endpoint}{path}?{q}", timeout=self.timeout, max_bytes=self.MAX_BODY)
+        except httpclient.HTTPClientError as e:
+            if e.status is not None:
+                reason = _server_error(e.body)
+                raise ReportError(f"{self.url}: HTTP {e.status}" + (f": {reason}" if reason else
+                                                                    f" {e.reason.split(' ', 2)[-1]}")) from None
+            if e.reason.startswith("the answer is larger"):
+                raise ReportError(f"{self.url}: {e.reason}; narrow the window or the step") from None
+            raise ReportError(f"{self.url}: {e.reason}") from None
         try:
             body = json.loads(raw)
         except ValueError:

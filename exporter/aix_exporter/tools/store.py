@@ -23,14 +23,15 @@ import json
 import re
 import struct
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from .. import httpclient
+
 BATCH_SAMPLES = 20000        # samples a request
-TIMEOUT = 120.0              # seconds a request
+TIMEOUT = 50.0               # seconds a request, the whole of it (a store that drips its answer is cut off)
+MAX_ANSWER = 64 << 20        # bytes of one answer: the store's largest is its label values
 DAY = 86400
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": DAY, "w": 7 * DAY, "y": 365 * DAY}
@@ -55,8 +56,19 @@ def duration(text: str, default_unit: str = "s") -> Optional[float]:
 
 
 def _get(url: str, timeout: float = 30.0) -> bytes:
-    with urllib.request.urlopen(url, timeout=timeout) as r:
-        return r.read()
+    """One GET within ``timeout`` seconds in all and MAX_ANSWER bytes (httpclient.request)."""
+    return httpclient.request(url, timeout=timeout, max_bytes=MAX_ANSWER)
+
+
+def _json(url: str, timeout: float = 30.0) -> dict:
+    """A JSON object answer; StoreError for one that is not (nested garbage included), one line."""
+    try:
+        body = json.loads(_get(url, timeout))
+    except ValueError as e:
+        raise StoreError(str(e)) from None
+    if not isinstance(body, dict):
+        raise StoreError(f"not the answer of a store's API (a JSON {type(body).__name__})")
+    return body
 
 
 @dataclass
@@ -74,7 +86,7 @@ class Store:
         if self.retention is not None and age > self.retention - 3600:
             fix = (f"-retentionPeriod={days}d" if self.kind == "victoriametrics"
                    else f"--storage.tsdb.retention.time={days}d")
-            return (f"the history starts {days - 2} days ago but {self.url} keeps {self.retention_flag}: its older "
+            return (f"the history starts {days - 2} days ago but {httpclient.shown(self.url)} keeps {self.retention_flag}: its older "
                     f"samples would be dropped without an error. Restart the store with {fix} (or more), or give "
                     "--force to write what it keeps")
         if self.kind == "prometheus" and self.old_limit is not None and age > self.old_limit:
@@ -86,30 +98,34 @@ class Store:
 
 
 def connect(url: str) -> Store:
-    """The store at ``url``: which one, and how far back it keeps samples."""
+    """The store at ``url``: which one, and how far back it keeps samples. A ``user:password@``
+    in the URL goes as an Authorization header; messages show the URL without it."""
     url = url.rstrip("/")
+    shown = httpclient.shown(url)
     try:
         metrics = _get(f"{url}/metrics").decode("utf-8", "replace")
-    except (urllib.error.URLError, OSError) as e:
-        raise StoreError(f"{url}: cannot reach the store: {e}") from None
+    except (httpclient.HTTPClientError, OSError) as e:
+        raise StoreError(f"{shown}: cannot reach the store: {getattr(e, 'reason', None) or e}") from None
     if "vm_app_version" in metrics:
         m = re.search(r'^flag\{name="retentionPeriod", ?(?:is_set="[^"]*", ?)?value="([^"]*)"', metrics, re.M)
         flag = m.group(1) if m else "1"
         return Store(url, "victoriametrics", duration(flag, "month"), f"-retentionPeriod={flag}")
     try:
-        flags = json.loads(_get(f"{url}/api/v1/status/flags"))["data"]
-    except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError) as e:
-        raise StoreError(f"{url}: neither VictoriaMetrics nor Prometheus ({e})") from None
+        flags = _json(f"{url}/api/v1/status/flags")["data"]
+        if not isinstance(flags, dict):
+            raise TypeError("data is not a mapping")
+    except (httpclient.HTTPClientError, StoreError, KeyError, TypeError) as e:
+        raise StoreError(f"{shown}: neither VictoriaMetrics nor Prometheus ({getattr(e, 'reason', None) or e})") from None
     if flags.get("web.enable-remote-write-receiver") != "true":
-        raise StoreError(f"{url}: Prometheus takes remote write only with --web.enable-remote-write-receiver; "
+        raise StoreError(f"{shown}: Prometheus takes remote write only with --web.enable-remote-write-receiver; "
                          "start it so, or import with --tsdb DIR (blocks)")
     flag = flags.get("storage.tsdb.retention.time", "0s")
     retention = duration(flag) if flag not in ("0s", "") else 15 * DAY     # 0s: Prometheus' default, 15 days
     try:
-        config = json.loads(_get(f"{url}/api/v1/status/config"))["data"]["yaml"]
+        config = _json(f"{url}/api/v1/status/config")["data"]["yaml"]
         m = re.search(r"out_of_order_time_window:\s*(\S+)", config)
         ooo = duration(m.group(1)) if m else None
-    except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError):
+    except (httpclient.HTTPClientError, StoreError, KeyError, TypeError):
         ooo = None
     # the head block takes about the last 1.5 h in order; older only within the out-of-order window
     return Store(url, "prometheus", retention, f"--storage.tsdb.retention.time={flag}", (ooo or 0) + 5400)
@@ -181,15 +197,11 @@ def snappy_literals(data: bytes) -> bytes:
 
 
 def _post(url: str, body: bytes, headers: dict) -> None:
-    req = urllib.request.Request(url, data=body, method="POST", headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=TIMEOUT) as r:
-            r.read()
-    except urllib.error.HTTPError as e:
-        text = e.read(500).decode("utf-8", "replace").strip()
-        raise StoreError(f"{url}: HTTP {e.code}: {text or e.reason}") from None
-    except (urllib.error.URLError, OSError) as e:
-        raise StoreError(f"{url}: {e}") from None
+        httpclient.request(url, data=body, headers=headers, method="POST", timeout=TIMEOUT, max_bytes=MAX_ANSWER)
+    except httpclient.HTTPClientError as e:
+        text = e.body[:500].decode("utf-8", "replace").strip()
+        raise StoreError(f"{e.url}: HTTP {e.status}: {text}" if e.status and text else str(e)) from None
 
 
 def _batches(om_path: str) -> Iterator[list]:
@@ -231,7 +243,7 @@ def write(store: Store, om_path: str) -> int:
     if store.kind == "victoriametrics":
         try:   # make the rows searchable now (the read-back follows); a store may refuse it
             _get(f"{store.url}/internal/force_flush")
-        except (urllib.error.URLError, OSError):
+        except httpclient.HTTPClientError:
             pass
     return written
 
@@ -246,12 +258,12 @@ def count_back(store: Store, targets: list, first: float, last: float) -> int:
         sel = ",".join(f'{k}="{v}"' for k, v in sorted(target.items()))
         try:
             q = urllib.parse.urlencode({"match[]": f"{{{sel}}}", "start": f"{first - 60:.0f}", "end": f"{last + 60:.0f}"})
-            names = json.loads(_get(f"{store.url}/api/v1/label/__name__/values?{q}", timeout=TIMEOUT))["data"]
+            names = _json(f"{store.url}/api/v1/label/__name__/values?{q}", timeout=TIMEOUT)["data"]
             for name in names:
                 q = urllib.parse.urlencode({"query": f"sum(count_over_time({name}{{{sel}}}[{length}s]))",
                                             "time": f"{last + 1:.3f}"})
-                result = json.loads(_get(f"{store.url}/api/v1/query?{q}", timeout=TIMEOUT))["data"]["result"]
+                result = _json(f"{store.url}/api/v1/query?{q}", timeout=TIMEOUT)["data"]["result"]
                 total += int(float(result[0]["value"][1])) if result else 0
-        except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError, IndexError) as e:
-            raise StoreError(f"{store.url}: cannot count the samples back: {e}") from None
+        except (httpclient.HTTPClientError, StoreError, ValueError, KeyError, TypeError, IndexError) as e:
+            raise StoreError(f"{httpclient.shown(store.url)}: cannot count the samples back: {e}") from None
     return total
