@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-import time
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Callable, Optional
