@@ -16,7 +16,8 @@
   //     pages, DATAPSIZE=64K puts the heap on 64 KB pages, anything else is 4 KB (so is a
   //     process svmon -P shows without a split and ps without LDR_CNTRL);
   //  3. for history without process figures (nmon imports), the LPAR's pools: 16 MB pages in
-  //     use, else 64 KB when more memory is in 64 KB pages than in 4 KB pages, else 4 KB.
+  //     use, else 64 KB when more memory is in 64 KB pages than in 4 KB pages, else 4 KB (also
+  //     for a recording with no 4 KB section: its 16 MB pool unused).
   // Absent while the monitored processes are down (aix_process_monitored 0). Inlined in the per-regime rules: promtool
   // backfills rules that read raw series only.
   local procUse(psize) = 'sum by (instance, job) (last_over_time(aix_process_inuse_bytes{%s,psize="%s"}[2m]))' % [S, psize],
@@ -27,8 +28,8 @@
   local byLdr = '%s * %d or %s * %d or %s * %d or max by (instance, job) (last_over_time(aix_process_total_inuse_bytes{%s}[2m])) * 0 + %d' % [
     ldr(',large_page_data=~"[YyMm]"'), L, ldr(',datapsize=~"64[Kk]"'), 65536, ldr(''), 4096, S, 4096],
   local lparUse(psize) = 'sum by (instance, job) (aix_memory_page_inuse_bytes{%s,psize="%s"})' % [S, psize],
-  local byPools = '(((%s > 0) * 0 + %d or (%s >= %s) * 0 + %d or %s * 0 + %d) unless on (instance, job) aix_process_monitored{%s})' % [
-    lparUse('16M'), L, lparUse('64K'), lparUse('4K'), 65536, lparUse('4K'), 4096, S],
+  local byPools = '(((%s > 0) * 0 + %d or (%s >= %s) * 0 + %d or sum by (instance, job) (aix_memory_page_inuse_bytes{%s}) * 0 + %d) unless on (instance, job) aix_process_monitored{%s})' % [
+    lparUse('16M'), L, lparUse('64K'), lparUse('4K'), 65536, S, 4096, S],
   // the process evidence ends as soon as the process collector sees no monitored process (not
   // 2 minutes later): the pool is often resized while the server is down, and those minutes
   // must not count for the regime before
