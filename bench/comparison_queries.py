@@ -6,7 +6,7 @@ History: LPARS simulated LPARs x DAYS days, every series the comparison reads (t
 written byte counters, tape transfers, user/sys/wait CPU, physical CPUs consumed, the
 pin_seg_range miss ratio, 4 KB and 16 MB memory in use, lgpg_regions, the 16 MB pool's pages
 active and free) at one sample every STEP seconds, with each LPAR tuned from 4 KB to 16 MB
-pages at its own time. The recorded series the comparison reads (aix:regime_16m:bool, the
+pages at its own time. The recorded series the comparison reads (aix:regime_page_size:bytes, the
 per-regime aix:regime_* figures, aix:large_pages_configured:count) are written as the rules
 would record them at an evaluation interval of STEP: the bench measures the queries, not the
 rules (their backfill is tested end to end in tests/e2e).
@@ -73,7 +73,7 @@ def history(path, lpars, days, step, end):
         "aix_vmstat_large_pages_active": ("gauge", [("", {}, lambda r, x: 512 * r)]),
         "aix_vmstat_large_pages_free": ("gauge", [("", {}, lambda r, x: 128 * r)]),
         "aix:large_pages_configured:count": ("gauge", [("", {}, lambda r, x: 640 * r)]),
-        "aix:regime_16m:bool": ("gauge", [("", {}, lambda r, x: r)]),
+        "aix:regime_page_size:bytes": ("gauge", [("", {}, lambda r, x: 16777216 if r else 4096)]),
     }
     # the per-regime recorded series (alerts/alerts.libsonnet), labelled with the minute's regime
     recorded = {

@@ -18,7 +18,7 @@ from tests.conftest import free_port
 from tests.e2e.helpers import start, stop, wait_http
 
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$", re.M)
-COLLECTORS = {"vmstat", "memory", "vmo", "vmstat_v", "vmstat_s", "process", "ldr_cntrl", "splat", "tape",
+COLLECTORS = {"vmstat", "memory", "vmo", "aso", "vmstat_v", "vmstat_s", "process", "ldr_cntrl", "splat", "tape",
               "tsm", "tsm_server"}
 DRIVE_MAX = T_MAX * 1.03 * MIB          # the model's fastest drive: no contention, noise +3 %
 RUNS = {   # spec -> what the run crosses
