@@ -107,7 +107,7 @@ def write_history(path, lpars, days, step, end):
         mode = {"fallback": "Y", "atrisk": "M"}.get(m["kind"], "Y" if m["kind"] == "16M" else "N")
         add("aix_process_large_page_info", "gauge", "aix_process_large_page_info", {**proc, "mode": mode}, [1.0] * points)
         # the recorded series the census reads, as the rules would have written them
-        code = {"4K": 0, "16M": 1, "fallback": 2, "atrisk": 3}[m["kind"]]
+        code = {"4K": 0, "64K": 1, "16M": 2, "fallback": 3, "atrisk": 4}[m["kind"]]
         add("aix_census_regime_code", "gauge", "aix:census_regime:code", inst,
             [float(code) if (r or code == 0) else 0.0 for r in on16])
         add("aix_cpu_sys_per_user_ratio", "gauge", "aix:cpu_sys_per_user:ratio", inst, [s / u for s, u in zip(sys_, user)])
