@@ -93,3 +93,24 @@ def test_the_live_exporter_shows_the_heap_in_64k_pages():
     assert any(l.startswith("aix_process_ldr_cntrl_info{") and 'datapsize="64K"' in l and 'large_page_data=""' in l
                for l in lines)
     assert "aix_aso_active 0.0" in lines
+
+
+def test_report_auto_finds_the_same_change_on_victoria_metrics(histories, tmp_path):
+    """The same ibm-64k history held by VictoriaMetrics, its rules replayed by vmalert: the report
+    names the same change from 64 KB to 16 MB pages."""
+    from tests.e2e.conftest import import_openmetrics, start_victoria, vmalert_replay
+    from tests.e2e.helpers import stop
+    tsdb, end = histories["ibm-64k"]
+    v = start_victoria(tmp_path)
+    try:
+        import_openmetrics(v.url, tsdb.parent / "ibm-64k.om")
+        vmalert_replay(tmp_path, v.url, ROOT / "alerts" / "aix-rules.yml", end - 8 * HOUR - 60, end,
+                       groups={"aix.rules"})
+        r = cli("report", "--prometheus", v.url, "--instance", "ibm-64k:10990", "--auto", "--end", str(end),
+                "--lookback", "9h", "--format", "csv", "--out", str(tmp_path / "r.csv"))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.splitlines()[1].startswith("From 64 KB to 16 MB pages. Tape throughput went from 1,3")
+        rows = {row["figure"]: row for row in csv.DictReader((tmp_path / "r.csv").open())}
+        assert float(rows["tape"]["after"]) / float(rows["tape"]["before"]) == pytest.approx(1962 / 1330, rel=0.04)
+    finally:
+        stop(v.proc)
