@@ -14,6 +14,8 @@ from typing import Optional
 
 import yaml
 
+from .redaction import PASSWORD_OPTION, has_password
+
 
 class ConfigError(ValueError):
     pass
@@ -217,14 +219,18 @@ def problems(s: Settings) -> list:
         if not isinstance(m, str) or not _MSGID_RE.match(m):
             add("tsm.message_ids", f"{m!r} is not a message id like ANR0358E")
     if s.tsm.dsmadmc is not None:
-        if not s.tsm.dsmadmc or not all(isinstance(a, str) for a in s.tsm.dsmadmc):
+        if isinstance(s.tsm.dsmadmc, str):
+            add("tsm.dsmadmc", "one string: commands are argv lists, one element per argument and no shell "
+                               "(write [/usr/bin/dsmadmc, -id=ADMIN, -dataonly=yes, query, actlog])")
+        elif not s.tsm.dsmadmc or not all(isinstance(a, str) for a in s.tsm.dsmadmc):
             add("tsm.dsmadmc", "expected a non-empty list of strings (argv)")
         elif not s.tsm.dsmadmc[0].startswith("/"):
             add("tsm.dsmadmc", "the first element must be an absolute path")
         if s.tsm.actlog_file:
             add("tsm.dsmadmc", "tsm.actlog_file and tsm.dsmadmc are both set: the activity log comes from one of "
                                "them (a log file, or a dsmadmc query)")
-        if any(isinstance(a, str) and DSMADMC_PASSWORD_OPTION.match(a) for a in s.tsm.dsmadmc or []):
+        given = [s.tsm.dsmadmc] if isinstance(s.tsm.dsmadmc, str) else s.tsm.dsmadmc or []
+        if any(isinstance(a, str) and has_password(a) for a in given):
             add("tsm.dsmadmc", "a password on the command line (every user sees it in ps): use tsm.admin_id and "
                                "tsm.password_file, which go to dsmadmc on standard input")
     if s.tsm.admin_id is not None and (not isinstance(s.tsm.admin_id, str) or not _COMMAND_RE.match(s.tsm.admin_id)):
@@ -273,8 +279,8 @@ def _marks(node, path: str = "", out: Optional[dict] = None) -> dict:
 
 
 # dsmadmc's -PAssword= in any abbreviation from -pa, any case (a password on a command line: ps
-# shows it): refused in tsm.dsmadmc here, its value hidden in logs by sources/system.py redact()
-DSMADMC_PASSWORD_OPTION = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=", re.IGNORECASE)
+# shows it): refused in tsm.dsmadmc here, its value hidden in every text by redaction.redact()
+DSMADMC_PASSWORD_OPTION = PASSWORD_OPTION
 
 
 def password_mode_problem(path: str, mode: int) -> Optional[str]:

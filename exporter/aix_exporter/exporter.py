@@ -30,6 +30,7 @@ from prometheus_client.core import CollectorRegistry, CounterMetricFamily, Gauge
 from . import __version__
 from .commands import COMMANDS
 from .parsers import ParseError
+from .redaction import redact
 from .sources import NotRunning, SourceError
 
 log = logging.getLogger("aix_exporter")
@@ -87,7 +88,8 @@ class Exporter:
         except Exception as e:  # a bug must not take the exporter down
             error = f"failed: {type(e).__name__}: {e}"
             families, ok = [], False
-        if error:
+        if error:   # the line a log, the landing page and a label may show: no password, no URL userinfo
+            error = redact(error)
             log.error("msg=collection failed collector=%s command=%r error=%s", c.name, _command(c), error)
         now = self.clock()
         res = Result(families=families, success=ok, duration=time.monotonic() - start,

@@ -16,6 +16,8 @@ import sys
 import time
 from typing import Optional
 
+from .redaction import redact
+
 _KEY = re.compile(r"(?:^|\s)([a-z_][a-z0-9_.]*)=", re.IGNORECASE)
 
 
@@ -47,20 +49,25 @@ def _ts(record: logging.LogRecord) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z"
 
 
+def _message(record: logging.LogRecord) -> str:
+    """The record's message with every secret hidden (redaction.redact): the last line of defence."""
+    return redact(record.getMessage())
+
+
 class LogfmtFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        items = [("ts", _ts(record)), ("level", record.levelname.lower())] + pairs(record.getMessage())
+        items = [("ts", _ts(record)), ("level", record.levelname.lower())] + pairs(_message(record))
         if record.exc_info:
-            items.append(("error", self.formatException(record.exc_info)))
+            items.append(("error", redact(self.formatException(record.exc_info))))
         return " ".join(f"{k}={_value(v)}" for k, v in items)
 
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         out = {"ts": _ts(record), "level": record.levelname.lower()}
-        out.update(pairs(record.getMessage()))
+        out.update(pairs(_message(record)))
         if record.exc_info:
-            out["error"] = self.formatException(record.exc_info)
+            out["error"] = redact(self.formatException(record.exc_info))
         return json.dumps(out)
 
 

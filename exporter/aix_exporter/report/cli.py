@@ -32,7 +32,13 @@ import sys
 import time
 
 from ..monitoring import CONFIG, SELECTOR
+from ..httpclient import shown as _shown
 from .compare import Prometheus, ReportError, compare, find_regimes, parse_time, parse_window, zone
+
+
+def shown(url):
+    """A --prometheus URL as it may be printed: without its user:password@ (None stays None)."""
+    return _shown(url) if url else url
 
 
 FORMAT_BY_EXTENSION = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
@@ -147,7 +153,7 @@ def main(argv) -> int:
     tty = sys.stderr.isatty()
 
     def progress(msg):
-        print(("\r" if tty else "") + f"querying {args.prometheus or args.tsdb}: {msg}" + (" " * 20 if tty else ""),
+        print(("\r" if tty else "") + f"querying {shown(args.prometheus) or args.tsdb}: {msg}" + (" " * 20 if tty else ""),
               end="" if tty else "\n", file=sys.stderr, flush=True)
     if args.census:
         return _census(args)
@@ -168,7 +174,7 @@ def main(argv) -> int:
     from . import render
     if args.format == "html":
         try:
-            text = render.html(cmp, args.prometheus or f"{args.tsdb} (blocks)")
+            text = render.html(cmp, shown(args.prometheus) or f"{args.tsdb} (blocks)")
         except ImportError as e:
             print("aix-exporter report: HTML needs the report extra (Jinja2, matplotlib): in the checkout, "
                   f".venv/bin/pip install -e '.[report]'; or --format markdown or csv ({e})", file=sys.stderr)
@@ -242,9 +248,9 @@ def plan_main(argv) -> int:
               file=sys.stderr)
         return 1
     decided = plan.judge(facts)
-    where = f"--prometheus {args.prometheus}" if args.prometheus else f"--tsdb {args.tsdb}"
+    where = f"--prometheus {shown(args.prometheus)}" if args.prometheus else f"--tsdb {args.tsdb}"
     bl = plan.blocks(decided, stamp(at, args.zone),
-                     args.prometheus or f"{args.tsdb} (blocks)", where, args.server_user, args.start_script)
+                     shown(args.prometheus) or f"{args.tsdb} (blocks)", where, args.server_user, args.start_script)
     if args.format == "html":
         try:
             text = plan.html(bl, f"Large-page change plan: {args.instance}")

@@ -22,6 +22,7 @@ from typing import Optional
 
 from ..commands import COMMANDS, TABLE
 from ..config import DSMADMC_PASSWORD_OPTION, Settings, password_mode_problem
+from ..redaction import redact as redact_text
 from . import CommandFailed, NotRunning, SourceError, open_regular, processes, splat_window
 from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
 
@@ -32,10 +33,11 @@ MAX_OUTPUT = 64 << 20    # bytes of stdout one command may print; more is an err
 _STDERR_KEPT = 4096
 def redact(argv: list) -> str:
     """The command line for a log line, with the value of dsmadmc's password option hidden in
-    every spelling dsmadmc accepts (-pa= to -password=, any case: config.DSMADMC_PASSWORD_OPTION)."""
+    every spelling dsmadmc accepts (-pa= to -password=, any case), in any element, also one
+    element holding a whole command line (redaction.redact)."""
     def one(a: str) -> str:
         m = DSMADMC_PASSWORD_OPTION.match(a)
-        return a[:m.end()] + "***" if m and m.end() < len(a) else a
+        return a[:m.end()] + "***" if m and m.end() < len(a) else redact_text(a)
     return " ".join(one(a) for a in argv)
 
 

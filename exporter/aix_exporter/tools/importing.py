@@ -206,7 +206,7 @@ def _to_store(fmt: str, store, out: str, summary: dict, force: bool) -> int:
     except stores.StoreError as e:
         print(f"aix-exporter import {fmt}: {e}", file=sys.stderr)
         return 1
-    print(f"written to {name} at {store.url}: {written} samples, {back} read back")
+    print(f"written to {name} at {stores.httpclient.shown(store.url)}: {written} samples, {back} read back")
     if back < written:
         print(f"aix-exporter import {fmt}: {name} kept {back} of {written} samples"
               + (f" ({why})" if why else ""), file=sys.stderr)
