@@ -253,10 +253,6 @@ def problems(s: Settings) -> list:
                                            or real.startswith(os.path.realpath(value).rstrip("/") + "/")):
                 add("tsm.state_file", f"{state} is {name} or inside it; the state file must be a file of its own "
                                       "(it is overwritten)")
-        from .statefile import foreign
-        why = foreign(state)
-        if why is not None:
-            add("tsm.state_file", why)
     return out
 
 
@@ -296,6 +292,11 @@ def file_problems(s: Settings) -> list:
     can read, features that need root. --check-config reports them (the installers run it)."""
     out: list = []
     tsm, sp = s.tsm, s.splat
+    if isinstance(tsm.state_file, str) and tsm.state_file.startswith("/"):
+        from .statefile import foreign
+        why = foreign(tsm.state_file)   # (at start only the tsm collector fails on it)
+        if why is not None:
+            out.append(("tsm.state_file", f"tsm.state_file: {why}"))
     if tsm.actlog_file:
         if not os.path.isfile(tsm.actlog_file):
             out.append(("tsm.actlog_file", f"{tsm.actlog_file}: no such file"))

@@ -2,9 +2,12 @@
 together after each read, so that a restarted exporter neither loses nor recounts a line.
 
 * Ours only: a file is written only if it is absent or is one of ours (``kind``), an old state
-  file of ours (only ``position``, ``counts``, ``unparsed``), or empty. Anything else at that
-  path (a typo of the config path, a copy of /etc/passwd) is refused at start, in
-  ``--check-config`` and before every write: never overwritten.
+  file of ours (only ``position``, ``counts``, ``unparsed``), empty, or damaged beyond reading:
+  bytes no text file holds (NUL, not UTF-8) or JSON that is not an object. A damaged one is
+  moved aside as ``FILE.damaged`` at load, with one log line. Anything else at that path (a typo
+  of the config path, a copy of /etc/passwd: readable text that is not a state of ours) is
+  refused in ``--check-config`` and before every write, never overwritten; then the tsm
+  collector fails with that reason, and only it.
 * Written whole: a temporary file in the same directory, fsync, rename. The state it replaces
   is kept as ``FILE.1``: a state damaged outside the exporter (truncated, emptied, wrong types)
   is taken from there, one read older, whose position and counts belong together; the lines
@@ -45,10 +48,25 @@ def _inspect(path: str) -> tuple:
     if not os.path.isfile(path) or os.path.islink(path):
         return f"{path} exists and is not a regular file", None
     data = _read(path)
-    if data is None or not data.strip() or _OURS_START.match(data):
+    if data is None or not data.strip() or _OURS_START.match(data) or damaged(data):
         return None, data
     return (f"{path} exists and is not an aix_exporter state file (a typo of the path?): it is never "
             "overwritten; point tsm.state_file at a new path"), data
+
+
+def damaged(data: bytes) -> bool:
+    """Bytes at the state's own path that no text file of anyone's holds: NUL bytes, bytes that
+    are not UTF-8, or JSON that is not an object (a state of ours written over or cut up)."""
+    if b"\0" in data:
+        return True
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    try:
+        return not isinstance(json.loads(text), dict)
+    except ValueError:
+        return False   # readable text that is not JSON: somebody's file, not ours
 
 
 def foreign(path: str) -> Optional[str]:
@@ -102,11 +120,27 @@ def _state_of(data: Optional[bytes]):
 
 def load(path: str) -> Optional[dict]:
     """The saved state, from FILE or, when FILE is damaged or missing, from FILE.1; None when
-    neither holds one. A damaged file is logged in one line."""
+    neither holds one and FILE was absent. A damaged file is logged in one line; one damaged
+    beyond reading (``damaged``) is moved aside as FILE.damaged first. Without a state to resume
+    from, a damaged one reads the log from its start (``{"position": {}}``): its lines are counted
+    again into counters that start from 0, which Prometheus' rate() takes as a reset, rather than
+    lost. Raises OSError for a file that is not ours (``foreign``)."""
     clean_temp(path)
+    refused = foreign(path)
+    if refused is not None:
+        raise OSError(refused)
     state, why = _parse(path)
     if state is not None:
         return state
+    data = _read(path) if why != "absent" else None
+    if data is not None and damaged(data):
+        try:
+            os.replace(path, path + ".damaged")
+            log.warning("collector=tsm msg=state file damaged, moved aside file=%s moved_to=%s error=%s",
+                        path, path + ".damaged", why)
+        except OSError as e:
+            log.warning("collector=tsm msg=state file damaged and cannot be moved aside file=%s error=%s",
+                        path, e.strerror)
     previous, _ = _parse(path + ".1")
     if previous is not None:
         log.warning("collector=tsm msg=state file %s, resumed from the previous state file=%s error=%s",
@@ -114,7 +148,8 @@ def load(path: str) -> Optional[dict]:
         return previous
     if why != "absent":
         log.warning("collector=tsm msg=state file damaged and no previous state: counting from 0, the log read "
-                    "from where it ends file=%s error=%s", path, why)
+                    "from its start file=%s error=%s", path, why)
+        return {"position": {}, "counts": {}, "unparsed": 0}
     return None
 
 

@@ -131,10 +131,11 @@ def test_load_falls_back_to_the_previous_state_and_says_why_once(tmp_path, caplo
     caplog.clear()
     (tmp_path / "state.json").write_text('{"kind": "x"}')
     os.unlink(path + ".1")
-    assert sf.load(path) is None
+    # no previous state: the log is read from its start (position {}), counted into counters from 0
+    assert sf.load(path) == {"position": {}, "counts": {}, "unparsed": 0}
     assert [r.getMessage() for r in caplog.records] == [
-        "collector=tsm msg=state file damaged and no previous state: counting from 0, the log read from where it "
-        f"ends file={path} error=not a state of ours"]
+        "collector=tsm msg=state file damaged and no previous state: counting from 0, the log read from its "
+        f"start file={path} error=not a state of ours"]
 
 
 def test_a_state_file_is_read_up_to_its_limit(tmp_path, monkeypatch):
@@ -150,3 +151,72 @@ def test_a_state_file_is_read_up_to_its_limit(tmp_path, monkeypatch):
 
 def test_the_state_size_limit_is_16_mib():
     assert sf.MAX_STATE_BYTES == 16 << 20
+
+
+@pytest.mark.parametrize("garbage", [b"\0" * 4096, b"\x8b\x1f\xff\xfe random bytes \x00\x01", b"[1, 2, 3]",
+                                     b'"a string"', b"\xff" * 10])
+def test_a_state_damaged_beyond_reading_is_moved_aside_and_the_previous_state_resumed(tmp_path, caplog, garbage):
+    path = str(tmp_path / "state.json")
+    sf.save(path, {"counts": {"A:E": 1}})
+    sf.save(path, {"counts": {"A:E": 2}})
+    (tmp_path / "state.json").write_bytes(garbage)
+    assert sf.foreign(path) is None                          # ours, damaged: never refused
+    caplog.set_level(logging.WARNING, "aix_exporter")
+    assert sf.load(path)["counts"] == {"A:E": 1}            # FILE.1, one read older
+    assert (tmp_path / "state.json.damaged").read_bytes() == garbage and not (tmp_path / "state.json").exists()
+    assert caplog.records[0].getMessage().startswith(
+        f"collector=tsm msg=state file damaged, moved aside file={path} moved_to={path}.damaged error=")
+    os.unlink(path + ".1")                                  # and with no previous state: from the log's start
+    (tmp_path / "state.json").write_bytes(garbage)
+    assert sf.load(path) == {"position": {}, "counts": {}, "unparsed": 0}
+
+
+@pytest.mark.parametrize("text", ["root:x:0:0:root:/root:/bin/sh\n", "tsm:\n  actlog_file: /x\n", '{"other": 1}\n'])
+def test_readable_text_that_is_not_ours_is_refused_not_moved(tmp_path, text):
+    path = tmp_path / "state.json"
+    path.write_text(text)
+    assert "is not an aix_exporter state file" in (sf.foreign(str(path)) or "")
+    with pytest.raises(OSError, match="is not an aix_exporter state file"):
+        sf.load(str(path))
+    assert path.read_text() == text and not (tmp_path / "state.json.damaged").exists()
+
+
+def test_only_the_tsm_collector_fails_on_a_state_file_not_ours(tmp_path):
+    from aix_exporter.collectors.tsm import TsmCollector
+    from aix_exporter.config import Settings
+    from aix_exporter.sources import SourceError
+    path = tmp_path / "state.json"
+    path.write_text("root:x:0:0:root:/root:/bin/sh\n")
+    s = Settings()
+    s.tsm.state_file, s.tsm.actlog_file = str(path), str(tmp_path / "log")
+    c = TsmCollector(s)                                       # built: the exporter starts
+    with pytest.raises(SourceError) as e:
+        c.collect(object())
+    assert str(e.value) == (f"tsm.state_file: {path} exists and is not an aix_exporter state file (a typo of the "
+                            "path?): it is never overwritten; point tsm.state_file at a new path")
+
+
+@pytest.mark.parametrize("content, tsm_ok", [(b"root:x:0:0:root:/root:/bin/sh\n", 0), (b"\0" * 512, 1)])
+def test_the_exporter_runs_whatever_lies_at_the_state_path(tmp_path, content, tsm_ok):
+    """A foreign file fails the tsm collector alone; a NUL-filled one of ours is moved aside with
+    a warning and the collector reads on: every other collector succeeds either way."""
+    import subprocess
+    import sys
+
+    from tests.conftest import FIXTURES
+    from tests.e2e.helpers import env
+    state = tmp_path / "state.json"
+    state.write_bytes(content)
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(f"tsm:\n  state_file: {state}\n")
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--config.file", str(cfg), "--source",
+                        f"replay:{FIXTURES / 'replay' / 'tsm-lpar'}", "--once"], capture_output=True, text=True,
+                       env=env(), timeout=60)
+    assert r.returncode == 0, r.stderr
+    ok = dict(line.rsplit(" ", 1) for line in r.stdout.splitlines() if line.startswith("aix_exporter_collector_success"))
+    assert ok.pop('aix_exporter_collector_success{collector="tsm"}') == f"{float(tsm_ok)}"
+    assert ok and set(ok.values()) == {"1.0"}
+    if tsm_ok:
+        assert 'msg="state file damaged, moved aside"' in r.stderr and (tmp_path / "state.json.damaged").exists()
+    else:
+        assert "tsm.state_file:" in r.stderr and state.read_bytes() == content

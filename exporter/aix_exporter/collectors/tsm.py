@@ -19,6 +19,7 @@ import logging
 
 from .. import statefile
 from ..parsers import tsm_actlog
+from ..sources import SourceError
 from .base import Collector, Families, register
 
 log = logging.getLogger("aix_exporter")
@@ -44,12 +45,17 @@ class TsmCollector(Collector):
         self.position = None
         self.counts: dict = {}
         self.unparsed = 0
+        self.refused = ""          # the state file is somebody else's: this collector fails, only it
         if self.state_file:
             self._load()
 
     def _load(self):
         assert self.state_file   # called only with one
-        state = statefile.load(self.state_file)   # (damaged: the previous state; see statefile.py)
+        try:
+            state = statefile.load(self.state_file)   # (damaged: the previous state; see statefile.py)
+        except OSError as e:
+            self.refused = str(e)
+            return
         if state is not None:
             self.position = state.get("position")
             self.counts = {tuple(k.split(":", 1)): v for k, v in state.get("counts", {}).items()}
@@ -63,6 +69,8 @@ class TsmCollector(Collector):
                                          "unparsed": self.unparsed})
 
     def collect(self, source) -> list:
+        if self.refused:
+            raise SourceError(f"tsm.state_file: {self.refused}")
         text, position = source.read_log("tsm_actlog", self.position)
         messages, odd = tsm_actlog.parse_lenient(text)
         for m in messages:
