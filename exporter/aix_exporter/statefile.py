@@ -27,10 +27,10 @@ from typing import Optional
 log = logging.getLogger("aix_exporter")
 
 KIND = "aix_exporter tsm state"
-OLD_KEYS = {"position", "counts", "unparsed"}
+OLD_KEYS = {"position", "counts", "unparsed", "gaps"}
 TEMP_PREFIX = ".tsm-state-"
 MAX_STATE_BYTES = 16 << 20   # a state file holds a position and a few hundred counts
-_OURS_START = re.compile(rb'^\s*\{\s*"(kind|position|counts|unparsed)"')   # the start of one of ours, even cut short
+_OURS_START = re.compile(rb'^\s*\{\s*"(kind|position|counts|unparsed|gaps)"')   # the start of one of ours, even cut short
 
 
 def _read(path: str) -> Optional[bytes]:
@@ -94,9 +94,10 @@ def _valid(state) -> Optional[str]:
             isinstance(k, str) and ":" in k and isinstance(v, int) and not isinstance(v, bool) and v >= 0
             for k, v in counts.items()):
         return "counts are not message counts"
-    unparsed = state.get("unparsed", 0)
-    if not isinstance(unparsed, int) or isinstance(unparsed, bool) or unparsed < 0:
-        return "unparsed is not a count"
+    for key in ("unparsed", "gaps"):
+        n = state.get(key, 0)
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            return f"{key} is not a count"
     return None
 
 

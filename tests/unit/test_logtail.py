@@ -9,6 +9,15 @@ import pytest
 from aix_exporter.sources import logtail
 
 
+T = 1_800_000_000.0   # the time of a read, where a test compares whole positions
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    monkeypatch.setattr(logtail.time, "time", lambda: T)
+    return T
+
+
 def read_then_rotate(tmp_path, appended: str, rotated_to: str):
     """a.log with one line read, then ``appended`` to it and the file renamed ``rotated_to``:
     the position of that read."""
@@ -39,12 +48,12 @@ def test_at_most_64_rotated_copies_the_newest(tmp_path):
     assert len(got) == 64 and got[0] == "a.log.64" and got[-1] == "a.log.1"
 
 
-def test_only_complete_lines_and_the_position_after_them(tmp_path):
+def test_only_complete_lines_and_the_position_after_them(tmp_path, clock):
     log = tmp_path / "a.log"
     log.write_bytes(b"one\ntwo\nthr")
     text, pos = logtail.tail(str(log), None)
     assert text == "one\ntwo\n"
-    assert pos == {"inode": os.stat(log).st_ino, "offset": 8, "tail": b"one\ntwo\n".hex()}
+    assert pos == {"inode": os.stat(log).st_ino, "offset": 8, "tail": b"one\ntwo\n".hex(), "t": T}
     with open(log, "ab") as fh:
         fh.write(b"ee\n")
     text, pos = logtail.tail(str(log), pos)
@@ -139,13 +148,13 @@ def test_copytruncate_reads_only_the_copy_that_holds_the_fingerprint(tmp_path):
     assert logtail.tail(str(log), pos)[0] == "three\n"
 
 
-def test_a_copy_is_recognised_only_by_a_fingerprint(tmp_path):
+def test_a_copy_is_recognised_only_by_a_fingerprint(tmp_path, clock):
     log = tmp_path / "a.log"
     (tmp_path / "a.log.1").write_text("abcdXXXXrest\n")
     log.write_text("")                                          # truncated in place: the same inode, shorter
     position = {"inode": os.stat(log).st_ino, "offset": 8}
     # no fingerprint: no copy is taken; shorter than the offset: read again from the start
-    assert logtail.tail(str(log), position) == ("", {"inode": position["inode"], "offset": 0, "tail": ""})
+    assert logtail.tail(str(log), position) == ("", {"inode": position["inode"], "offset": 0, "tail": "", "t": T})
 
 
 def test_the_rest_of_a_rotated_file_is_its_complete_lines(tmp_path):
@@ -154,11 +163,11 @@ def test_the_rest_of_a_rotated_file_is_its_complete_lines(tmp_path):
     assert logtail.tail(str(log), pos)[0] == "2\n3\n"
 
 
-def test_a_fingerprint_at_the_very_start_is_found(tmp_path):
+def test_a_fingerprint_at_the_very_start_is_found(tmp_path, clock):
     log = tmp_path / "a.log"
     log.write_text("a\nb\nc\n")
     assert logtail.tail(str(log), {"tail": b"a\nb\n".hex()}) == ("c\n", {"inode": os.stat(log).st_ino, "offset": 6,
-                                                                         "tail": b"a\nb\nc\n".hex()})
+                                                                         "tail": b"a\nb\nc\n".hex(), "t": T})
 
 
 def test_read_errors_and_undecodable_bytes(tmp_path, monkeypatch):
@@ -203,15 +212,16 @@ def test_a_file_rotated_in_and_out_gives_only_its_complete_lines(tmp_path):
     assert logtail.tail(str(log), pos)[0] == "2\n3\n5\n"
 
 
-def test_a_position_without_an_offset_or_a_fingerprint(tmp_path):
+def test_a_position_without_an_offset_or_a_fingerprint(tmp_path, clock):
     log = tmp_path / "a.log"
     log.write_text("1\n2\n")
     inode = os.stat(log).st_ino
     # a state written without a fingerprint: read from its offset
     assert logtail.tail(str(log), {"inode": inode, "offset": 2}) == (
-        "2\n", {"inode": inode, "offset": 4, "tail": b"1\n2\n".hex()})
+        "2\n", {"inode": inode, "offset": 4, "tail": b"1\n2\n".hex(), "t": T})
     # without an offset either, the same file: from its start
-    assert logtail.tail(str(log), {"inode": inode}) == ("1\n2\n", {"inode": inode, "offset": 4, "tail": b"1\n2\n".hex()})
+    assert logtail.tail(str(log), {"inode": inode}) == ("1\n2\n", {"inode": inode, "offset": 4, "tail": b"1\n2\n".hex(),
+                                                                   "t": T})
     # without an offset either, after a rotation: the rotated file from its start
     os.rename(log, tmp_path / "a.log.1")
     log.write_text("3\n")
@@ -237,21 +247,22 @@ def test_the_chunk_read_in_one_cycle_is_64_mib():
     assert logtail.MAX_CHUNK == 64 << 20
 
 
-def test_a_damaged_position_whose_fingerprint_is_longer_than_its_offset(tmp_path):
+def test_a_damaged_position_whose_fingerprint_is_longer_than_its_offset(tmp_path, clock):
     """The fingerprint cannot be compared before the offset: the position is taken as it is."""
     log = tmp_path / "a.log"
     log.write_text("0123456789abc\n")
     inode = os.stat(log).st_ino
     pos = {"inode": inode, "offset": 10, "tail": (b"x" * 15).hex()}
-    assert logtail.tail(str(log), pos) == ("abc\n", {"inode": inode, "offset": 14, "tail": b"0123456789abc\n".hex()})
+    assert logtail.tail(str(log), pos) == ("abc\n", {"inode": inode, "offset": 14, "tail": b"0123456789abc\n".hex(),
+                                                    "t": T})
 
 
-def test_a_fingerprint_not_found_reads_from_the_start_and_an_empty_file_stays_at_0(tmp_path, monkeypatch):
+def test_a_fingerprint_not_found_reads_from_the_start_and_an_empty_file_stays_at_0(tmp_path, monkeypatch, clock):
     log = tmp_path / "a.log"
     log.write_text("")
     (tmp_path / "a.log.1").write_text("old\n")         # a rotated copy: never looked at without an offset
     inode = os.stat(log).st_ino
-    assert logtail.tail(str(log), {"tail": b"zz\n".hex()}) == ("", {"inode": inode, "offset": 0, "tail": ""})
+    assert logtail.tail(str(log), {"tail": b"zz\n".hex()}) == ("", {"inode": inode, "offset": 0, "tail": "", "t": T})
     log.write_text("hello\n")
     assert logtail.tail(str(log), {"tail": b"zz\n".hex()})[0] == "hello\n"
 
@@ -259,7 +270,7 @@ def test_a_fingerprint_not_found_reads_from_the_start_and_an_empty_file_stays_at
         raise OSError(19, "No such device")
     monkeypatch.setattr(logtail.mmap, "mmap", fails)        # a file that cannot be mapped: not found
     assert logtail.tail(str(log), {"tail": b"hello\n".hex()}) == (
-        "hello\n", {"inode": inode, "offset": 6, "tail": b"hello\n".hex()})
+        "hello\n", {"inode": inode, "offset": 6, "tail": b"hello\n".hex(), "t": T})
 
 
 def test_dsmadmc_lines_before_the_first_message_are_not_messages():
@@ -269,3 +280,71 @@ def test_dsmadmc_lines_before_the_first_message_are_not_messages():
     assert logtail.dsmadmc_new_lines(text, None) == (
         "11/25/2026 08:00:00  ANR0358E Insufficient memory.\n",
         {"mark": "20261125080000", "seen": ["11/25/2026 08:00:00  ANR0358E Insufficient memory."]})
+
+
+def rotate(tmp_path, keep: int):
+    """logrotate's numbered rotation: a.log.N-1 -> a.log.N ..., a.log -> a.log.1, beyond ``keep`` deleted."""
+    for k in range(keep, 0, -1):
+        src = tmp_path / f"a.log.{k}"
+        if src.exists():
+            if k == keep:
+                src.unlink()
+            else:
+                src.rename(tmp_path / f"a.log.{k + 1}")
+    (tmp_path / "a.log").rename(tmp_path / "a.log.1")
+
+
+@pytest.mark.parametrize("rotations, keep, lost", [(9, 9, False), (10, 9, True), (25, 9, True)])
+def test_more_rotations_than_are_kept_lose_only_what_left_the_disk(tmp_path, rotations, keep, lost):
+    """60 lines a file: with the file we read rotated off the disk, every sibling still there is
+    read, oldest first, and the gap is said; with it still there, nothing is lost."""
+    log = tmp_path / "a.log"
+    log.write_text("read 1\n")
+    _, pos = logtail.tail(str(log), None)
+    with open(log, "a") as fh:
+        fh.write("".join(f"unread {k}\n" for k in range(60)))     # after our read, before the first rotation
+    for r in range(rotations):
+        rotate(tmp_path, keep)
+        log.write_text("".join(f"file {r} line {k}\n" for k in range(60)))
+    text, pos = logtail.tail(str(log), pos)
+    on_disk = [f"file {r} line {k}" for r in range(max(0, rotations - keep - 1), rotations) for k in range(60)]
+    if lost:
+        assert text.splitlines() == on_disk and pos["gap"] == 1
+    else:
+        assert text.splitlines() == [f"unread {k}" for k in range(60)] + on_disk and "gap" not in pos
+
+
+def test_a_reused_inode_number_is_not_trusted_without_the_fingerprint(tmp_path, monkeypatch):
+    """The rotated copy has our inode number but other bytes before our offset (the number was
+    reused after our file was deleted): it is not the rest of our file, so the gap is said."""
+    log = tmp_path / "a.log"
+    log.write_text("ours 1\nours 2\n")
+    _, pos = logtail.tail(str(log), None)
+    log.unlink()
+    other = tmp_path / "a.log.1"
+    other.write_text("theirs 1\ntheirs 2\ntheirs 3\n")
+    log.write_text("new\n")
+    pos = {**pos, "inode": os.stat(other).st_ino}               # as if the number had been reused
+    text, after = logtail.tail(str(log), pos)
+    assert text == "theirs 1\ntheirs 2\ntheirs 3\nnew\n" and after["gap"] == 1
+
+
+def test_the_tsm_collector_counts_each_gap_and_keeps_the_count(tmp_path):
+    from aix_exporter.collectors.tsm import TsmCollector
+    from aix_exporter.config import Settings
+    from tests.unit.helpers import samples
+
+    class Source:
+        def __init__(self, positions):
+            self.positions = positions
+
+        def read_log(self, key, position):
+            return "", self.positions.pop(0)
+    s = Settings()
+    s.tsm.state_file, s.tsm.actlog_file = str(tmp_path / "state.json"), str(tmp_path / "log")
+    c = TsmCollector(s)
+    src = Source([{"inode": 1, "offset": 0, "tail": "", "gap": 1}, {"inode": 2, "offset": 0, "tail": ""},
+                  {"inode": 3, "offset": 0, "tail": "", "gap": 1}])
+    got = [samples(c.collect(src))[("aix_tsm_log_rotation_gaps_total", ())] for _ in range(3)]
+    assert got == [1, 1, 2] and c.position == {"inode": 3, "offset": 0, "tail": ""}
+    assert TsmCollector(s).gaps == 2                              # kept across a restart

@@ -45,6 +45,7 @@ class TsmCollector(Collector):
         self.position = None
         self.counts: dict = {}
         self.unparsed = 0
+        self.gaps = 0              # rotations that took unread lines off the disk
         self.refused = ""          # the state file is somebody else's: this collector fails, only it
         if self.state_file:
             self._load()
@@ -60,13 +61,14 @@ class TsmCollector(Collector):
             self.position = state.get("position")
             self.counts = {tuple(k.split(":", 1)): v for k, v in state.get("counts", {}).items()}
             self.unparsed = state.get("unparsed", 0)
+            self.gaps = state.get("gaps", 0)
 
     def _save(self):
         if not self.state_file:
             return
         statefile.save(self.state_file, {"position": self.position,
                                          "counts": {f"{m}:{s}": n for (m, s), n in self.counts.items()},
-                                         "unparsed": self.unparsed})
+                                         "unparsed": self.unparsed, "gaps": self.gaps})
 
     def collect(self, source) -> list:
         if self.refused:
@@ -82,6 +84,10 @@ class TsmCollector(Collector):
             if e not in binary:   # each odd line is read once, so logged once
                 log.warning("collector=tsm command='TSM activity log' msg=odd line skipped: %s", e)
         self.unparsed += len(odd) - len(binary)
+        if isinstance(position, dict) and position.pop("gap", 0):
+            self.gaps += 1
+            log.warning("collector=tsm command='TSM activity log' msg=the file being read was rotated off the disk "
+                        "before its rest was read: its unread lines are lost (aix_tsm_log_rotation_gaps_total)")
         self.position = position
         self._save()
         if binary:
@@ -96,4 +102,7 @@ class TsmCollector(Collector):
                 f.set("aix_tsm_messages_total", help_, n, {"msgid": msgid, "severity": sev}, counter=True)
         f.set("aix_tsm_unparsed_lines_total", "Lines of the activity or console log that were skipped as "
               "neither a message nor its continuation (each logged once).", self.unparsed, counter=True)
+        f.set("aix_tsm_log_rotation_gaps_total", "Times the activity log's tail found the file it was reading "
+              "rotated off the disk before it read the rest (more rotations between two reads than are kept): "
+              "lines were lost, how many cannot be known; every newer rotated file was read.", self.gaps, counter=True)
         return f.result()

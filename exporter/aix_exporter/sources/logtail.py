@@ -6,8 +6,17 @@ and the last bytes read before ``offset`` (a fingerprint). Only complete lines a
 a partial last line waits for the next read.
 
 * Rotation (the path is a new file): the rest of the old file is read first, found among the
-  path's siblings (``dsmserv.log.1`` ...) by its inode, then every sibling rotated after it
-  (files rotated in and out between two reads: oldest first), then the new file from its start.
+  path's siblings (``dsmserv.log.1`` ...) by its inode and its fingerprint (an inode number is
+  reused once its file is deleted), then every sibling rotated after it (files rotated in and
+  out between two reads: oldest first), then the new file from its start. When the old file is
+  no longer on the disk (more rotations between two reads than are kept, or an exporter stopped
+  over them), every sibling still there is newer than the position: all are read, oldest first,
+  and the position says ``"gap": 1``: the rest of the old file and any file rotated in and out
+  with it are lost, a number of lines no one can know (the tsm collector counts such gaps in
+  ``aix_tsm_log_rotation_gaps_total``). "Newer" is by the position's time (``t``, when it was
+  read): a sibling last written before it holds nothing unread. The same holds when the path's
+  inode number is ours again (reused after our file was deleted) but its bytes are not: no copy
+  holds our fingerprint, and siblings written since our read are what rotated in.
 * copytruncate (same file, but the bytes before the offset are no longer the fingerprint:
   shorter, or truncated and grown again past the offset): the copy that holds the lines
   written before the truncation is found among the siblings by the fingerprint, and read
@@ -22,6 +31,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import time
 
 from ..parsers.tsm_actlog import timestamp_key
 from . import SourceError, open_regular
@@ -57,10 +67,29 @@ def _siblings(path: str) -> list:
     return [os.path.join(d, n) for n in names[-MAX_SIBLINGS:]]
 
 
-def _rest_of_old_file(path: str, position: dict, copy: bool) -> bytes:
-    """What was appended to the file we were reading after our last read, from its rotated
-    name (same inode) or, after copytruncate, from the copy (same bytes before the offset);
-    after a rotation, also every file rotated after it (the whole of each, oldest first)."""
+def _whole_files(paths: list, since=None) -> list:
+    """The complete lines of each file, oldest first (unreadable ones passed over); with
+    ``since``, only files last written after that time."""
+    out = []
+    for p in paths:
+        try:
+            fh, st = open_regular(p, "log file")
+        except SourceError:
+            continue
+        with fh:
+            if since is not None and st.st_mtime <= since:
+                continue
+            data = _read(fh, 0, MAX_CHUNK)
+        out.append(data[: data.rfind(b"\n") + 1])
+    return out
+
+
+def _rest_of_old_file(path: str, position: dict, copy: bool) -> tuple:
+    """(bytes, gap): what was appended to the file we were reading after our last read, from its
+    rotated name (same inode and fingerprint) or, after copytruncate, from the copy (same bytes
+    before the offset); after a rotation, also every file rotated after it (the whole of each,
+    oldest first). ``gap``: after a rotation the old file is gone from the disk, so every sibling
+    is newer than the position and all of them are read."""
     offset, tail_hex = position.get("offset", 0), position.get("tail", "")
     fingerprint = bytes.fromhex(tail_hex) if tail_hex else b""
     siblings = _siblings(path)
@@ -74,21 +103,22 @@ def _rest_of_old_file(path: str, position: dict, copy: bool) -> bytes:
                 continue
             if not copy and st.st_ino != position.get("inode"):
                 continue
-            if copy and (not fingerprint or _read(fh, offset - len(fingerprint), len(fingerprint)) != fingerprint):
+            if fingerprint and _read(fh, offset - len(fingerprint), len(fingerprint)) != fingerprint:
+                continue    # copytruncate's copy, or a reused inode number: the bytes decide
+            if copy and not fingerprint:
                 continue
             data = _read(fh, offset, MAX_CHUNK)
             out = [data[: data.rfind(b"\n") + 1]]
         if not copy:
-            for newer in siblings[i + 1:]:   # rotated in and out since our last read
-                try:
-                    fh, _ = open_regular(newer, "log file")
-                except SourceError:
-                    continue
-                with fh:
-                    data = _read(fh, 0, MAX_CHUNK)
-                out.append(data[: data.rfind(b"\n") + 1])
-        return b"".join(out)
-    return b""
+            out += _whole_files(siblings[i + 1:])   # rotated in and out since our last read
+        return b"".join(out), False
+    if "inode" not in position:
+        return b"", False
+    since = position.get("t")
+    if copy and since is None:
+        return b"", False        # a truncation without a copy, and no time to tell new siblings by
+    rotated_in = _whole_files(siblings, since)
+    return b"".join(rotated_in), bool(rotated_in) or not copy
 
 
 def _fingerprint_ok(fh, position: dict) -> bool:
@@ -119,7 +149,9 @@ def _find_fingerprint(fh, tail_hex: str) -> int:
 def tail(path: str, position, start_at_end: bool = False):
     """Return (text, new_position). ``position`` None: from the start, or from
     the end when ``start_at_end`` (a fresh exporter does not recount history)."""
+    read_at = time.time()       # (before the read: a file written after this holds lines newer than it)
     fh, st = open_regular(path, "log file")
+    gap = False
     with fh:
         before = b""
         if position is not None and "offset" not in position and position.get("tail"):
@@ -128,10 +160,10 @@ def tail(path: str, position, start_at_end: bool = False):
         if position is None:
             offset = st.st_size if start_at_end else 0
         elif position.get("inode") != st.st_ino and "inode" in position:
-            before = _rest_of_old_file(path, position, copy=False)       # rotated
+            before, gap = _rest_of_old_file(path, position, copy=False)       # rotated
             offset = 0
         elif st.st_size < position.get("offset", 0) or not _fingerprint_ok(fh, position):
-            before = _rest_of_old_file(path, position, copy=True)        # copytruncate / truncated (and regrown)
+            before, gap = _rest_of_old_file(path, position, copy=True)        # copytruncate / truncated (and regrown)
             offset = 0
         else:
             offset = position.get("offset", 0)   # a position without an offset: from the start
@@ -145,7 +177,8 @@ def tail(path: str, position, start_at_end: bool = False):
         except OSError as e:
             raise SourceError(f"cannot read {path}: {e.strerror}") from None
     text = (before + data[:end]).replace(b"\x00", b"").decode("utf-8", errors="replace")
-    return text, {"inode": st.st_ino, "offset": new_offset, "tail": tail_bytes.hex()}
+    return text, {"inode": st.st_ino, "offset": new_offset, "tail": tail_bytes.hex(), "t": read_at,
+                  **({"gap": 1} if gap else {})}
 
 
 def dsmadmc_new_lines(text: str, position):
