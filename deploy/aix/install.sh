@@ -58,7 +58,14 @@ case $USER_NAME in *[!A-Za-z0-9_]*|'') echo "install.sh: bad user name '$USER_NA
 for p in "$PREFIX" "$CONFIG" "$LOG" "$WHEEL"; do
     case $p in /*) ;; *) echo "install.sh: '$p' must be an absolute path" >&2; exit 2 ;; esac
     case $p in *[[:space:]]*) echo "install.sh: '$p' contains a blank: SRC and inittab would split it" >&2; exit 2 ;; esac
+    case $p in *[\;\&\|\<\>\$\`\\\'\"\(\)\{\}\*\?\[\]\!\#\~]*)
+        echo "install.sh: '$p' contains a shell metacharacter" >&2; exit 2 ;; esac
+    case $p in */../*|*/..|*/./*|*/.|*//*) echo "install.sh: '$p' is not a normalised path (no '.', '..' or '//')" >&2; exit 2 ;; esac
 done
+case ${PREFIX%/} in
+    /|/opt|/usr|/usr/local|/var|/etc|/tmp|/home|/opt/freeware)
+        echo "install.sh: -p PREFIX '$PREFIX' is a system directory; give one of its own such as /opt/aix_exporter" >&2; exit 2 ;;
+esac
 
 run() {
     if [ "$DRY" = 1 ]; then

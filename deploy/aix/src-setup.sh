@@ -29,6 +29,13 @@
 # keeps the listen address and the web configuration. install stops a running copy first,
 # changes a defined subsystem in place (chssys; mkssys only when it is missing) and starts it:
 # running it again is the upgrade, with one restart. Paths may not contain blanks.
+#
+# Every path is checked before anything runs (issue 45): absolute, normalised (no '.', '..' or
+# '//' components), no shell metacharacter (they end up in SRC, inittab and shell lines), and
+# STATEDIR and the log's directory are never a system directory (/, /etc, /var, /var/lib, /usr,
+# /opt, /tmp, /home, ...) and must be named for the exporter (aix_exporter or aixexp in their last
+# component). The directories install makes are recorded in CREATED (CONFIG with .created for
+# .yml); remove -P deletes only those.
 set -eu
 
 SUBSYS=aix_exporter
@@ -67,14 +74,39 @@ while getopts "x:u:c:e:l:s:L:W:inP" opt; do
     esac
 done
 
-case $USER_NAME in *[!A-Za-z0-9_]*|'') echo "src-setup.sh: bad user name '$USER_NAME'" >&2; exit 2 ;; esac
+refuse() { echo "src-setup.sh: $1" >&2; exit 2; }
+case $USER_NAME in *[!A-Za-z0-9_]*|'') refuse "bad user name '$USER_NAME'" ;; esac
 ARGS=${CONFIG%.yml}.args
+CREATED=${CONFIG%.yml}.created
 for p in "$CONFIG" "$LOG" "$STATEDIR" ${WEBCONFIG:+"$WEBCONFIG"}; do
-    case $p in /*) ;; *) echo "src-setup.sh: '$p' must be an absolute path" >&2; exit 2 ;; esac
+    case $p in /*) ;; *) refuse "'$p' must be an absolute path" ;; esac
 done
 for p in "$CONFIG" "$LOG" "$STATEDIR" "$LAUNCHER" "$LISTEN" "$WEBCONFIG" "$EXAMPLE"; do
-    case $p in *[[:space:]]*) echo "src-setup.sh: '$p' contains a blank: SRC and inittab would split it" >&2; exit 2 ;; esac
+    case $p in *[[:space:]]*) refuse "'$p' contains a blank: SRC and inittab would split it" ;; esac
+    # shell metacharacters: the values go into SRC, inittab and shell lines
+    case $p in *[\;\&\|\<\>\$\`\\\'\"\(\)\{\}\*\?\[\]\!\#\~]*) refuse "'$p' contains a shell metacharacter" ;; esac
+    # normalised: no '.', '..' or empty components
+    case $p in */../*|*/..|*/./*|*/.|*//*) refuse "'$p' is not a normalised path (no '.', '..' or '//')" ;; esac
 done
+# a directory of the exporter's own: never a system directory, and named for the exporter
+own_dir() {
+    d=$1; what=$2
+    d=${d%/}
+    case $d in
+        ''|/|/etc|/var|/var/lib|/var/log|/var/tmp|/var/spool|/var/adm|/usr|/usr/bin|/usr/sbin|/usr/lib|/usr/local|\
+        /opt|/opt/freeware|/tmp|/home|/bin|/sbin|/lib|/dev|/proc|/root|/export|/admin|/audit|/mnt|/srv)
+            refuse "$what '$1' is a system directory: it would be changed (chown, chmod) or removed; give a directory of its own such as /var/lib/aix_exporter" ;;
+    esac
+    case ${d##*/} in
+        *aix_exporter*|*aixexp*) ;;
+        *) refuse "$what '$1' is not named for the exporter (aix_exporter or aixexp in its last component): it is made the service user's and removed with remove -P" ;;
+    esac
+}
+own_dir "$STATEDIR" "-s STATEDIR"
+case $(dirname "$LOG") in
+    */*aix_exporter*|*/*aixexp*) own_dir "$(dirname "$LOG")" "-l LOG's directory" ;;
+    /|/etc|/var|/var/lib|/usr|/opt|/tmp|/home|/bin|/sbin|/dev|/proc) ;;   # (a log file directly in one: never chowned)
+esac
 if [ "$ACTION" = install ]; then
     case $LAUNCHER in /*) ;; *) echo "src-setup.sh: install needs -x LAUNCHER, an absolute path" >&2; exit 2 ;; esac
 fi
@@ -137,16 +169,15 @@ remove() {
         echo "removed $SUBSYS ($CONFIG, $ARGS, $LOG, $STATEDIR and the user $USER_NAME are kept; -P removes all but $CONFIG)"
         return
     fi
-    # the state directory only when it is surely ours: the service user's, or named for us
-    owner=$(ls -ld "$STATEDIR" 2>/dev/null | awk '{print $3}')
-    case $STATEDIR in /*aix_exporter*|/*aixexp*) ours=1 ;; *) ours=0 ;; esac
-    if [ "$ours" = 1 ] || { [ "$USER_NAME" != root ] && [ "$owner" = "$USER_NAME" ]; }; then
+    # only the directories install made (recorded in CREATED), and only after the checks above
+    if grep -qx "$STATEDIR" "$CREATED" 2>/dev/null; then
         run rm -rf "$STATEDIR"
     else
-        echo "keeping $STATEDIR: neither named for aix_exporter nor owned by $USER_NAME"
+        echo "keeping $STATEDIR: install did not make it (not in $CREATED)"
     fi
     run rm -f "$ARGS" "$LOG" "$LOG.1" "$LOG.2" "$LOG.3"
-    case $(dirname "$LOG") in */*aix_exporter*) run rmdir "$(dirname "$LOG")" || true ;; esac
+    if grep -qx "$(dirname "$LOG")" "$CREATED" 2>/dev/null; then run rmdir "$(dirname "$LOG")" || true; fi
+    run rm -f "$CREATED"
     if [ "$USER_NAME" != root ] && { lsuser "$USER_NAME" >/dev/null 2>&1 || [ "$DRY" = 1 ]; }; then
         run rmuser -p "$USER_NAME"
     fi
@@ -160,6 +191,13 @@ restart() {
     fi
 }
 
+# record DIR in CREATED when it does not exist yet: remove -P deletes only what install made
+record() {
+    [ -e "$1" ] && return 0
+    if [ "$DRY" = 1 ]; then echo "+ record in $CREATED: $1"; return 0; fi
+    grep -qx "$1" "$CREATED" 2>/dev/null || echo "$1" >>"$CREATED"
+}
+
 install() {
     # stop a running copy first: installing again is the upgrade
     if lssrc -s "$SUBSYS" 2>/dev/null | grep -q active; then run stopsrc -s "$SUBSYS"; fi
@@ -167,6 +205,8 @@ install() {
     write_args
     run "$LAUNCHER" "@$ARGS" --check-config
     LOGDIR=$(dirname "$LOG")
+    record "$LOGDIR"
+    record "$STATEDIR"
     run mkdir -p "$LOGDIR"
     run touch "$LOG"
     if [ "$MODE" = inittab ]; then   # (runs as root: the state directory is root's)

@@ -44,7 +44,7 @@ def test_an_unprivileged_service_counts_anr0358e(world):
     with open(log, "w") as fh:
         fh.write("11/25/2026 08:00:00  ANR0984I Process 801 for EXPIRE INVENTORY started.\n")
     os.chmod(log, 0o644)
-    statedir = os.path.join(d, "state")
+    statedir = os.path.join(d, "aix_exporter_state")   # (named for the exporter: src-setup.sh refuses others)
     example = os.path.join(d, "example.yml")
     with open(example, "w") as fh:
         fh.write(f"tsm:\n  actlog_file: {log}\n  state_file: {statedir}/tsm-state.json\n")

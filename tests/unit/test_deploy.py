@@ -192,3 +192,49 @@ def test_src_setup_exit_codes():
     for action in (["install", "-x", "/opt/aix_exporter/bin/aix-exporter"], ["restart"], ["remove"]):
         r = run(*action, "-n")
         assert r.returncode == 0, (action, r.stderr)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-s", "/var/lib"], "-s STATEDIR '/var/lib' is a system directory"),
+    (["-s", "/"], "-s STATEDIR '/' is a system directory"),
+    (["-s", "/tmp/"], "-s STATEDIR '/tmp/' is a system directory"),
+    (["-s", "/srv/state"], "-s STATEDIR '/srv/state' is not named for the exporter"),
+    (["-s", "/var/lib/aix_exporter/../.."], "'/var/lib/aix_exporter/../..' is not a normalised path"),
+    (["-s", "/var/lib//aix_exporter"], "'/var/lib//aix_exporter' is not a normalised path"),
+    (["-l", "/etc/aix_exporter/../x.log"], "'/etc/aix_exporter/../x.log' is not a normalised path"),
+    (["-l", "/var/log/aix_exporter/./x.log"], "'/var/log/aix_exporter/./x.log' is not a normalised path"),
+    (["-L", ":10990;reboot"], "':10990;reboot' contains a shell metacharacter"),
+    (["-c", "/etc/aix_exporter$(id).yml"], "contains a shell metacharacter"),
+    (["-W", "/etc/web.yml`id`"], "contains a shell metacharacter"),
+    (["-x", "/opt/aix_exporter/bin/aix-exporter>/etc/passwd"], "contains a shell metacharacter"),
+])
+@pytest.mark.parametrize("action", ["install", "remove"])
+def test_src_setup_refuses_every_path_that_could_touch_a_system_directory(args, message, action):
+    """Hostile round 3 (issue 45): each refused before anything runs, in one line, the dry run too."""
+    base = ["-x", "/opt/aix_exporter/bin/aix-exporter"] if action == "install" else ["-P"]
+    r = subprocess.run(["sh", str(AIX / "src-setup.sh"), action, "-n", *base, *args], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == "", r.stdout
+    assert r.stderr.startswith("src-setup.sh: ") and message in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_remove_p_deletes_only_what_install_made(tmp_path):
+    """install records the directories it makes (CONFIG.created); remove -P deletes those and
+    keeps a directory it did not make, even one named for the exporter."""
+    made, kept = tmp_path / "aix_exporter_state", tmp_path / "aix_exporter_old"
+    kept.mkdir()
+    config = tmp_path / "aix_exporter.yml"
+    (tmp_path / "aix_exporter.created").write_text(f"{made}\n")
+    for statedir, verb in ((made, "+ 'rm' '-rf' '" + str(made) + "'"), (kept, f"keeping {kept}: install did not make it")):
+        r = subprocess.run(["sh", str(AIX / "src-setup.sh"), "remove", "-n", "-P", "-c", str(config), "-s", str(statedir),
+                            "-l", str(tmp_path / "aix_exporter.log")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert verb in r.stdout, r.stdout
+        assert "'rm' '-rf'" not in r.stdout or statedir == made
+
+
+def test_install_sh_refuses_a_system_prefix_and_metacharacters():
+    for args, message in ((["-p", "/opt"], "-p PREFIX '/opt' is a system directory"),
+                          (["-p", "/opt/aix_exporter;rm"], "contains a shell metacharacter"),
+                          (["-l", "/var/log/../x.log"], "is not a normalised path")):
+        r = sh("-n", *args)
+        assert r.returncode == 2 and message in r.stderr, r.stderr
