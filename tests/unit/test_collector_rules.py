@@ -212,7 +212,7 @@ def test_tsm_state_file_round_trip(tmp_path, caplog):
     assert oct(os.stat(tmp_path / "state").st_mode & 0o777) == oct(0o700)   # a directory it made itself
     state = json.loads((tmp_path / "state" / "tsm.json").read_text())
     assert state == {"kind": "aix_exporter tsm state", "position": {"offset": len(text)},
-                     "counts": {"ANR0358E:E": 1, "ANR2121W:W": 1}, "unparsed": 1}
+                     "counts": {"ANR0358E:E": 1, "ANR2121W:W": 1}, "unparsed": 1, "gaps": 0}
     assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
         ("aix_exporter", "WARNING", "collector=tsm command='TSM activity log' msg=odd line skipped: tsm activity log: "
          "dated line without a message id (line 2: '11/19/2026 00:00:08  no id here')")]
@@ -229,11 +229,11 @@ def test_an_unreadable_state_file_starts_fresh_with_one_warning(tmp_path, caplog
     os.makedirs(tmp_path / "state")
     (tmp_path / "state" / "tsm.json").write_text('{"position": {"off')
     c = tsm.TsmCollector(s)
-    assert (c.position, c.counts, c.unparsed) == (None, {}, 0)
+    assert (c.position, c.counts, c.unparsed) == ({}, {}, 0)      # {}: the log from its start, no line lost
     (rec,) = caplog.records
     assert (rec.name, rec.levelname) == ("aix_exporter", "WARNING")
     assert rec.getMessage() == ("collector=tsm msg=state file damaged and no previous state: counting from 0, the log "
-                                f"read from where it ends file={tmp_path / 'state' / 'tsm.json'} error=not valid JSON "
+                                f"read from its start file={tmp_path / 'state' / 'tsm.json'} error=not valid JSON "
                                 "(cut short or emptied?)")
 
 

@@ -42,7 +42,7 @@ def test_every_module_outside_the_simulator_has_tests_to_run_its_mutants():
     bench = _bench()
     assert bench.tests_of("importers/nmon/dates") == [
         "tests/unit/test_nmon_dates.py", "tests/unit/test_nmon.py", "tests/unit/test_nmon_mapping.py",
-        "tests/unit/test_nmon_records.py", "tests/unit/test_nmon_snapshots.py",
+        "tests/unit/test_nmon_records.py", "tests/unit/test_nmon_snapshots.py", "tests/unit/test_domains.py",
         "tests/unit/test_readme.py", "tests/conformance/test_nmon_corpus.py"]
     assert bench.tests_of("web") == [
         "tests/unit/test_web.py", "tests/unit/test_exporter.py", "tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"]

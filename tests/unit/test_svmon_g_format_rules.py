@@ -7,6 +7,7 @@ from aix_exporter.parsers import ParseError, svmon_g
 
 MEM = "               size       inuse        free         pin     virtual   mmode\n" \
       "memory     16777216    12400512     4376704     5226496     9871360     Ded\n"
+PG = "pg space     4194304       81920\n"   # the row every svmon -G table layout prints next
 SEGS = "               work        pers        clnt       other\n" \
        "pin         2011648           0           0      594432\n" \
        "in use      9871360           0     2529152\n"
@@ -42,7 +43,7 @@ def test_unsupported_unit_names_the_unit_it_read():
 
 
 def test_gb_and_mb_pagesize_rows_in_their_own_page_size():
-    text = MEM + "PageSize   PoolSize       inuse        pgsp         pin     virtual\n" \
+    text = MEM + PG + "PageSize   PoolSize       inuse        pgsp         pin     virtual\n" \
         "S   16 GB         2           1           0           1           1\n" \
         "L   16 MB       160         118           0         160         118\n" \
         "m   64 KB         -         100           1           2           3\n"
@@ -60,47 +61,49 @@ def test_memory_rows_modes_and_segments():
     assert rec.segments == {"pin": {"work": 2011648 * 4096, "pers": 0, "clnt": 0, "other": 594432 * 4096},
                             "inuse": {"work": 9871360 * 4096, "pers": 0, "clnt": 2529152 * 4096}}
     # without mmode the last field is a value, and a header without mmode takes no mode
-    rec = svmon_g.parse("  size inuse free pin virtual\nmemory 10 6 4 2 5\n")
+    rec = svmon_g.parse("  size inuse free pin virtual\nmemory 10 6 4 2 5\n" + PG)
     assert rec.mode is None and rec.memory == {"size": 40960, "inuse": 24576, "free": 16384, "pin": 8192, "virtual": 20480}
     # a memory header that names a column svmon does not print is not the header
     with pytest.raises(ParseError) as e:
         svmon_g.parse("  size inuse free pin virtual bogus\nmemory 10 6 4 2 5 1\n")
     assert str(e.value) == "svmon -G: memory row without its column header (line 2: 'memory 10 6 4 2 5 1')"
     # 'memory' alone on a line is not the memory row
-    rec = svmon_g.parse("memory\n  size inuse free pin virtual\nmemory 10 6 4 2 5\n")
+    rec = svmon_g.parse("memory\n  size inuse free pin virtual\nmemory 10 6 4 2 5\n" + PG)
     assert rec.memory["size"] == 40960
 
 
 def test_repeated_reports_the_last_is_current():
     second = MEM.replace("4376704", "4376000")
-    rec = svmon_g.parse(MEM + "pg space 4 1\n\n" + second + "\nsize is a word here\n")
-    assert rec.reports == 2 and rec.memory["free"] == 4376000 * 4096 and rec.paging_space == {}
-    rec = svmon_g.parse(MEM)
+    rec = svmon_g.parse(MEM + "pg space 4 1\n\n" + second + "pg space 8 2\n\nsize is a word here\n")
+    assert rec.reports == 2 and rec.memory["free"] == 4376000 * 4096 and rec.paging_space == {"size": 8 * 4096,
+                                                                                              "inuse": 2 * 4096}
+    rec = svmon_g.parse(MEM + PG)
     assert rec.reports == 1
     rec = svmon_g.SvmonGlobal()
     assert (rec.memory, rec.mode, rec.paging_space, rec.segments, rec.page_sizes, rec.unit, rec.reports) == (
         {}, None, {}, {}, [], "page", 0)
     # a header that is only a subset of the columns starts a report too
-    rec = svmon_g.parse(MEM + "size inuse free pin virtual mmode available\nmemory 1 1 0 1 1 2 Shar\n")
+    rec = svmon_g.parse(MEM + PG + "size inuse free pin virtual mmode available\nmemory 1 1 0 1 1 2 Shar\n" + PG)
     assert rec.reports == 2 and rec.mode == "Shar" and rec.memory["available"] == 8192
 
 
 def test_rules_and_other_lines_are_ignored_between_tables():
-    text = "-" * 50 + "\n" + MEM + "---- ----\n" + "-\n" + SEGS + "Some later section\n"
+    text = "-" * 50 + "\n" + MEM + PG + "---- ----\n" + "-\n" + SEGS + "Some later section\n"
     rec = svmon_g.parse(text)
     assert rec.memory["size"] == 16777216 * 4096 and rec.segments["pin"]["other"] == 594432 * 4096
 
 
 def test_pagesize_rows_only_under_the_pagesize_header():
     row = "L   16 MB       160         118           0         160         118\n"
-    assert svmon_g.parse(MEM + row).page_sizes == []
-    assert svmon_g.parse(row + MEM).page_sizes == []
-    assert len(svmon_g.parse(MEM + "PageSize PoolSize inuse pgsp pin virtual\n" + row).page_sizes) == 1
-    # a new table after the PageSize table ends it
-    text = MEM + "PageSize PoolSize inuse pgsp pin virtual\n" + SEGS + row
-    assert svmon_g.parse(text).page_sizes == []
-    text = MEM + "PageSize PoolSize inuse pgsp pin virtual\n" + MEM.splitlines()[0] + "\n" + row
-    assert svmon_g.parse(text + MEM.splitlines()[1] + "\n").page_sizes == []
+    assert svmon_g.parse(MEM + PG + row).page_sizes == []
+    assert svmon_g.parse(row + MEM + PG).page_sizes == []
+    assert len(svmon_g.parse(MEM + PG + "PageSize PoolSize inuse pgsp pin virtual\n" + row).page_sizes) == 1
+    # a new table after the PageSize table ends it (a header with no row left: the output was cut)
+    text = MEM + PG + "PageSize PoolSize inuse pgsp pin virtual\n" + SEGS + row
+    with pytest.raises(ParseError, match="a PageSize header without a page-size row: the output was cut short"):
+        svmon_g.parse(text)
+    text = MEM + PG + "PageSize PoolSize inuse pgsp pin virtual\n" + MEM.splitlines()[0] + "\n" + row
+    assert svmon_g.parse(text + MEM.splitlines()[1] + "\n" + PG).page_sizes == []
 
 
 def test_longreal_summary():
@@ -145,14 +148,30 @@ def test_svmon_g_errors_in_full(text, message):
 
 
 def test_a_single_segment_value_and_the_pool_size_value_itself():
-    rec = svmon_g.parse(MEM + "work pers clnt other\npin 5\n"
+    rec = svmon_g.parse(MEM + PG + "work pers clnt other\npin 5\n"
                         "PageSize PoolSize inuse pgsp pin virtual\nL 16 MB 7 1 0 1 1\n")
     assert rec.segments == {"pin": {"work": 5 * 4096}}
     assert rec.page_sizes[0].pool_size == 7 << 24
 
 
 def test_a_memory_header_of_one_column_and_a_mode_only_under_mmode():
-    assert svmon_g.parse("size\nmemory 5\n").memory == {"size": 5 * 4096}
+    assert svmon_g.parse("size\nmemory 5\n" + PG).memory == {"size": 5 * 4096}
     with pytest.raises(ParseError) as e:
         svmon_g.parse("size inuse free pin virtual\nmemory 1 2 3 4 Ded\n")
     assert str(e.value) == "svmon -G: not a number: 'Ded' (line 2: 'memory 1 2 3 4 Ded')"
+
+
+@pytest.mark.parametrize("cut", [MEM, MEM + "\n", "Unit: KB\n" + MEM.replace("Ded", "") ])
+def test_a_report_cut_after_its_memory_row_is_refused_not_served_in_part(cut):
+    """Hostile round 3 (issue 45): svmon -G cut after its first rows served 8 of 28 series with
+    success 1; every table layout prints the pg space row next, so without it the output was cut."""
+    with pytest.raises(ParseError) as e:
+        svmon_g.parse(cut)
+    assert str(e.value) == "svmon -G: no 'pg space' row after the memory row: the output was cut short"
+    assert svmon_g.parse(cut + PG).paging_space["size"] > 0
+
+
+def test_a_pagesize_header_without_a_row_is_refused():
+    with pytest.raises(ParseError) as e:
+        svmon_g.parse(MEM + PG + "PageSize   PoolSize       inuse        pgsp         pin     virtual\n")
+    assert str(e.value) == "svmon -G: a PageSize header without a page-size row: the output was cut short"

@@ -27,6 +27,9 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from .. import domains
+from ..parsers import ParseError
+
 if TYPE_CHECKING:
     from ..config import Settings
 
@@ -74,6 +77,9 @@ class Families:
         declared = fam._labelnames
         if len(labels) != len(declared) or any(k not in labels for k in declared):
             raise ValueError(f"{name}: labels {sorted(labels)} differ from the family's {sorted(declared)}")
+        why = domains.problem(name, value)
+        if why is not None:   # an impossible value: the command's output is wrong, the collector fails
+            raise ParseError(f"impossible value: {why}")
         fam.add_metric([str(labels[k]) for k in declared], float(value))
 
     def result(self) -> list:

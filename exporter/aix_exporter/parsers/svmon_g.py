@@ -18,6 +18,10 @@ Format rules (tests/fixtures/svmon_g and ../shared/corpus/svmon-G*):
 * ``-i``: the report repeats; the last report is the current one.
 * Lines outside these tables are ignored; a report without a readable
   ``memory`` row is rejected.
+* Cut short: the table layouts print the ``pg space`` row after the memory row (the longreal
+  summary is one row, whole), and a ``PageSize`` header is followed by at least one page-size
+  row: a report with a memory row but no ``pg space`` row, or a ``PageSize`` header with no
+  row, was cut (a full disk, a killed command) and is rejected, not served in part.
 * ``-O summary=longreal``: a ``Memory`` banner over ``Size Inuse Free Pin
   Virtual Available Pgsp`` and one row of numbers (``Pgsp`` = paging space size).
 """
@@ -97,7 +101,7 @@ def _parse_report(report, unit_bytes) -> SvmonGlobal:
     rec = SvmonGlobal()
     frame = unit_bytes or FRAME_BYTES
     mem_cols = seg_cols = None
-    in_pagesize = False
+    in_pagesize = pagesize_header = longreal_seen = False
     longreal_cols: Union[None, str, list] = None   # "pending" after 'Memory', then the columns
     for no, line in report:
         tokens = line.split()
@@ -133,7 +137,7 @@ def _parse_report(report, unit_bytes) -> SvmonGlobal:
                 raise ParseError(f"{COMMAND}: {key} row has {len(fields)} values for {len(seg_cols)} columns", no, line)
             rec.segments[key] = {c: v * frame for c, v in zip(seg_cols, _values(fields, no, line, unit_bytes))}
         elif first == "PageSize":
-            in_pagesize = True
+            in_pagesize = pagesize_header = True
         elif in_pagesize and (m := PS_ROW_RE.match(line)):
             size, unit = int(m.group(2)), m.group(3)
             page_bytes = size * PAGE_SIZE_UNITS[unit]
@@ -159,9 +163,13 @@ def _parse_report(report, unit_bytes) -> SvmonGlobal:
             rec.memory = {c: v * frame for c, v in vals.items()}
             if pgsp is not None:
                 rec.paging_space = {"size": pgsp * frame}
-            longreal_cols = None
+            longreal_cols, longreal_seen = None, True   # (the summary is whole: no 'pg space' row follows)
         # Other lines (sections added by later AIX releases, prompts) are ignored:
         # the report is only accepted when its memory row was read.
     if not rec.memory:
         raise ParseError(f"{COMMAND}: no memory row found")
+    if not rec.paging_space and not longreal_seen:
+        raise ParseError(f"{COMMAND}: no 'pg space' row after the memory row: the output was cut short")
+    if pagesize_header and not rec.page_sizes:
+        raise ParseError(f"{COMMAND}: a PageSize header without a page-size row: the output was cut short")
     return rec

@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 from typing import Iterator, TextIO
 
+from ... import domains
 from ..base import Snapshot, Stats
 from . import dates, mapping, records
 from .mapping import GAUGES, MAPPED_SECTIONS, NOT_MAPPED, NOT_MAPPED_PREFIXES, PAGE_SECTIONS, samples, vmo_tunables
@@ -71,7 +72,14 @@ class NmonImporter:
         for snap in snapshots(text, options["tz"], options["date_order"], stats, bbbp):
             if vmo is None:   # (BBBP lines come before the first snapshot)
                 vmo = vmo_tunables(bbbp.get("vmo -F -L", []) + bbbp.get("vmo -L", []))
-            yield Snapshot(snap.epoch, list(samples(snap.rows, vmo, counters)))
+            good = []
+            for s in samples(snap.rows, vmo, counters):
+                reason = domains.why(s.series.name, s.value)
+                if reason is None:
+                    good.append(s)
+                else:   # counted and skipped, as a bad row is: the summary says how many and why
+                    stats.skip(f"impossible value in {s.series.name} ({reason.split(' is ', 1)[1]})")
+            yield Snapshot(snap.epoch, good)
 
     def unmapped(self, section: str) -> tuple:
         return mapping.unmapped(section)

@@ -1,0 +1,41 @@
+"""What a value of each metric can be: a value outside it is an error in the input, never data.
+
+One rule for every collector (collectors/base.py Families.set) and every importer (the nmon
+samples, counted and skipped): an AIX command that prints a negative size, a CPU share of
+1e306 or ``+Inf`` has been cut, garbled or misread, and serving it with
+``aix_exporter_collector_success 1`` would put a false figure into every rule and report.
+
+* every value is a finite number;
+* every value is 0 or more, but for the metrics listed in SIGNED (vmo tunables can be -1);
+* a ``_ratio`` is at most 1, beyond rounding (a percentage printed as 100.4 is 1.004), but for
+  those listed in UNBOUNDED_RATIOS (entitlement consumed: an uncapped LPAR runs above 100 %).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+SIGNED = frozenset({"aix_vmo_tunable"})
+UNBOUNDED_RATIOS = frozenset({"aix_vmstat_entitlement_consumed_ratio"})
+RATIO_ROUNDING = 0.01      # a whole percentage rounded up from 100.x
+
+
+def why(name: str, value: float) -> Optional[str]:
+    """Why ``value`` cannot be a sample of the metric ``name`` (without the name), or None."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return f"{value!r} is not a number"
+    if not math.isfinite(v):
+        return f"{v} is not a finite number"
+    if v < 0 and name not in SIGNED:
+        return f"{v:g} is negative, which it cannot be"
+    if name.endswith("_ratio") and name not in UNBOUNDED_RATIOS and v > 1 + RATIO_ROUNDING:
+        return f"{v:g} is above 1 (100 %), which it cannot be"
+    return None
+
+
+def problem(name: str, value: float) -> Optional[str]:
+    """``why`` with the metric's name in front, or None."""
+    reason = why(name, value)
+    return None if reason is None else f"{name}: {reason}"
