@@ -40,7 +40,8 @@ AREAS = {
     "parsers": ["parsers/*"], "collectors": ["collectors/*"],
     "importers": ["importers/*", "importers/nmon/*"], "tools": ["tools/*"], "report": ["report/*"],
     "http": ["web", "webconfig", "purebcrypt"],
-    "exporter": ["exporter", "commands", "statefile", "logfmt", "cli", "redaction", "domains", "httpclient", "sources/*"],
+    "exporter": ["exporter", "commands", "statefile", "logfmt", "cli", "redaction", "domains", "httpclient", "files",
+                 "sources/*"],
     "config": ["config", "monitoring", "figures"],
 }
 

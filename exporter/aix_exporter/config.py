@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 import os
 import re
-import stat
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Optional
 
 import yaml
 
+from .files import NotRegular, open_regular
 from .redaction import PASSWORD_OPTION, has_password
 
 
@@ -159,14 +159,12 @@ def read_config_text(path: str, what: str, limit: int = MAX_CONFIG_BYTES) -> str
     """A configuration file's text: a regular file (a FIFO or a device would block or never
     end), at most ``limit`` bytes, UTF-8; a ConfigError of one line otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fh, st = open_regular(path)
+    except NotRegular:
+        raise ConfigError(f"{path}: not a regular file (a FIFO, device or directory); not a {what}") from None
     except OSError as e:
         raise ConfigError(f"{path}: {e.strerror}") from None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise ConfigError(f"{path}: not a regular file (a FIFO, device or directory); not a {what}")
-    with os.fdopen(fd, "rb") as fh:
+    with fh:
         if st.st_size > limit:
             raise ConfigError(f"{path}: larger than {limit} bytes; not a {what}")
         data = fh.read(limit + 1)

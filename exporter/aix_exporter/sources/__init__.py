@@ -35,19 +35,16 @@ class NotRunning(SourceError):
 def open_regular(path: str, what: str = "file"):
     """(binary file object, stat) of a regular file, opened without blocking: a FIFO or a
     device in a file's place is a SourceError, never a read that waits forever."""
-    import os
-    import stat
+    from ..files import NotRegular
+    from ..files import open_regular as _open
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        return _open(path)
     except FileNotFoundError:
         raise SourceError(f"{what} {path} does not exist") from None
+    except NotRegular:
+        raise SourceError(f"{path} is not a regular file") from None
     except OSError as e:
         raise SourceError(f"cannot open {path}: {e.strerror}") from None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise SourceError(f"{path} is not a regular file")
-    return os.fdopen(fd, "rb"), st
 
 
 class Source(Protocol):
