@@ -13,7 +13,11 @@ library) parses the protocol. Configured like node_exporter and exporter-toolkit
 * the request head must arrive within ``header_timeout`` seconds and be at most 1 MB, else
   431, before any authentication; the heads being received hold at most
   ``MAX_TOTAL_HEAD_BYTES`` together (more: 503 and close); idle keep-alive connections close
-  after ``idle_timeout`` seconds;
+  after ``idle_timeout`` seconds. A connection waiting for a request head (its first one too)
+  or for the rest of a request body counts as idle: when full, the one idle the longest makes
+  room, so clients that send their heads or bodies a byte at a time cannot hold every place;
+* a request body (drained before the answer: a GET has none, other methods get 405) must arrive
+  whole within ``header_timeout`` seconds and be at most 1 MB, else the connection just closes;
 * a response goes out in one write and must be taken by the client within
   ``write_timeout`` seconds, else the connection is dropped;
 * a failed basic-auth check (401) closes the connection; credentials checked before are
@@ -318,8 +322,7 @@ class Server:
         received = [0]   # bytes of the head being received on this connection
         try:
             while not self._stopping.is_set():
-                if not first:
-                    self._idle[transport] = None
+                self._idle[transport] = None   # waiting for a head: the first to make room when full
                 try:
                     event = await asyncio.wait_for(self._next_event(conn, reader, received),
                                                    self.header_timeout if first else self.idle_timeout)
@@ -361,10 +364,16 @@ class Server:
         """Respond to one request, head and body in one write, taken by the client within
         write_timeout; False when the connection must end (a body over the limit, a client
         that does not read)."""
-        # a GET has no body; anything else is drained up to the header limit, then refused
+        # a GET has no body; anything else is drained (whole within header_timeout, up to the
+        # header limit), then refused; while it arrives the connection counts as idle: a body
+        # sent a byte at a time is the first to make room when the server is full
         status, ctype, body, extra = await self._respond(event)
-        if not await self._drain_body(conn, reader):
-            return False   # the body was not read to its end: no answer, the connection ends
+        self._idle[writer.transport] = None
+        try:
+            if not await self._drain_body(conn, reader):
+                return False   # the body was not read to its end: no answer, the connection ends
+        finally:
+            self._idle.pop(writer.transport, None)
         headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
                    (b"Server", SERVER)] + extra
         if status == 401:
@@ -411,10 +420,14 @@ class Server:
             return event
 
     async def _drain_body(self, conn, reader) -> bool:
+        """Read a request body to its end, whole within header_timeout (not per piece: a body
+        sent a byte at a time ends there) and at most MAX_HEADER_BYTES; False otherwise."""
         total = 0
+        deadline = time.monotonic() + self.header_timeout
         while True:
             try:
-                event = await asyncio.wait_for(self._next_event(conn, reader), self.header_timeout)
+                event = await asyncio.wait_for(self._next_event(conn, reader),
+                                               max(0.0, deadline - time.monotonic()))
             except asyncio.TimeoutError:
                 return False
             if isinstance(event, (_Refused, h11.ConnectionClosed)):   # a body cut short is a _Refused

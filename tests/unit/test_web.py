@@ -833,3 +833,52 @@ def test_a_tls_client_that_closes_its_side_is_closed_without_asyncio_warnings(ru
         assert closed(s)
     wait_while(lambda: r.server._connections)
     assert [x.getMessage() for x in caplog.records if x.name == "asyncio"] == []
+
+
+# ---------------------------------------------------------------- hostile round 3 (issue 45): slow heads and bodies
+
+def test_when_full_a_connection_sending_its_first_head_slowly_makes_room(running):
+    """A client that sends its first request head a byte at a time counts as idle: when the
+    server is full the one idle the longest makes room, so a scrape gets in."""
+    r = running(max_connections=2, header_timeout=30.0)
+    a, b = r.connect(), r.connect()
+    try:
+        a.sendall(b"GET /metrics HTTP/1.1\r\nHo")                    # a head that never ends
+        b.sendall(b"GET /metrics HTTP/1.1\r\nHo")
+        wait_while(lambda: len(r.server._idle) < 2)
+        with r.connect() as c:
+            assert request(c)[0] == 200
+        assert closed(a)                                           # the longest waiting made room
+        b.sendall(b"st: x\r\n\r\n")
+        assert read_response(b)[0] == 200
+    finally:
+        a.close()
+        b.close()
+
+
+def test_when_full_a_connection_sending_its_body_slowly_makes_room(running):
+    r = running(max_connections=1, header_timeout=30.0)
+    with r.connect() as a:
+        a.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nx")
+        wait_while(lambda: len(r.server._idle) < 1)
+        with r.connect() as b:
+            assert request(b)[0] == 200
+        assert closed(a)
+
+
+def test_a_body_must_arrive_whole_within_the_head_timeout_not_per_piece(running):
+    """One body byte every 0.1 s would reset a per-read timeout for ever: the whole body has
+    header_timeout (0.5 s here) and the connection closes without an answer after it."""
+    r = running(header_timeout=0.5)
+    with r.connect() as s:
+        s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+        s.settimeout(5.0)
+        sent = 0
+        try:
+            for _ in range(200):                                   # 20 s of drip if nobody stops it
+                s.sendall(b"x")
+                sent += 1
+                time.sleep(0.1)
+        except OSError:                                            # the server closed the connection
+            pass
+        assert sent < 200 and read_response(s) is None
