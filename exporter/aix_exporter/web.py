@@ -21,9 +21,13 @@ library) parses the protocol. Configured like node_exporter and exporter-toolkit
 * a response goes out in one write and must be taken by the client within
   ``write_timeout`` seconds, else the connection is dropped;
 * a failed basic-auth check (401) closes the connection; credentials checked before are
-  answered from memory on the event loop; at most ``AUTH_QUEUE`` bcrypt checks wait, more
-  are answered 503 after ``AUTH_SHED_DELAY`` seconds (no work meanwhile: guessing clients are
-  slowed down, not served faster);
+  answered from memory on the event loop; bcrypt checks run one at a time, the newest waiting
+  first: a guessing client has at most one check waiting (its next guess comes only after its
+  401), so the first scrape after a restart, with the right password, waits for the check
+  running and its own, however many strangers guess. At most ``AUTH_QUEUE`` checks wait: a new
+  one makes the oldest give way, which is answered 503 after ``AUTH_SHED_DELAY`` seconds (no
+  work meanwhile: guessing clients are slowed down, not served faster), as is a check that
+  waited ``AUTH_MAX_WAIT`` seconds (its client has given up); one log line a minute says so;
 * HTTP/1.1 keep-alive, IPv4 and IPv6 listen addresses (``:10990`` listens on both);
 * at the file-descriptor limit asyncio stops accepting for a second and logs it, instead of
   spinning;
@@ -91,8 +95,9 @@ MARGIN = 0.5
 MAX_SCRAPE_TIMEOUT = 60.0
 MAX_HEADER_BYTES = 1 << 20
 MAX_TOTAL_HEAD_BYTES = 32 << 20   # request heads being received, all connections together
-AUTH_QUEUE = 4                     # bcrypt checks waiting at most; more are answered 503 ...
-AUTH_SHED_DELAY = 1.0              # ... after this many seconds
+AUTH_QUEUE = 64                    # bcrypt checks waiting at most; a new one makes the oldest give way ...
+AUTH_SHED_DELAY = 1.0              # ... answered 503 after this many seconds
+AUTH_MAX_WAIT = 10.0               # a check waiting this long is answered 503 (Prometheus' default timeout)
 MAX_HANDSHAKES = 512               # TLS handshakes in progress at most; a new one ends the oldest ...
 HANDSHAKE_GRACE = 2.0              # ... once that is this many seconds old (a real client needs milliseconds)
 LISTEN_BACKLOG = 512               # connections the kernel queues before accept (capped by somaxconn)
@@ -179,7 +184,10 @@ class Server:
         self._auth_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bcrypt")
         self._in_flight = 0                   # scrapes collecting (bounded by max_requests)
         self._answering = 0                   # requests between their head and their response's last byte
-        self._auth_waiting = 0
+        self._auth_stack: list = []          # (future, Authorization, since) of the checks waiting, oldest first
+        self._auth_running = 0
+        self._auth_wakeup: Optional[asyncio.Event] = None
+        self._last_shed_log = float("-inf")
         self._head_bytes = 0                  # bytes of request heads being received, all connections
         self._connections: set = set()        # transports, from accept (before any TLS handshake)
         self._idle: dict = {}                 # transport -> None, in the order they went idle
@@ -237,6 +245,8 @@ class Server:
             _small_tls_buffers()
         servers = [await self._loop.create_server(self._protocol, sock=s) for s in self.socks]
         reload_task = asyncio.ensure_future(self._reload_certificates()) if ssl_ctx else None
+        self._auth_wakeup = asyncio.Event()
+        auth_task = asyncio.ensure_future(self._auth_runner())
         self._started.set()
         await self._stopping.wait()
         for srv in servers:
@@ -251,6 +261,7 @@ class Server:
             t.abort()
         if reload_task:
             reload_task.cancel()
+        auth_task.cancel()
 
     async def _reload_certificates(self):
         """Re-read the TLS certificate and key when their files change (checked every 10 s)."""
@@ -463,16 +474,12 @@ class Server:
             authorization = headers.get("Authorization")
             ok = self.web_config.known(authorization)   # checked before: answered here, no queue
             if ok is None:
-                if self._auth_waiting >= AUTH_QUEUE:
+                ok = await self._check(authorization)
+                if ok is None:
                     # answered after a pause that costs nothing (a sleeping coroutine): a client
                     # guessing passwords is slowed to one try a second instead of spinning
                     await asyncio.sleep(AUTH_SHED_DELAY)
                     return 503, text, b"too many password checks waiting\n", [(b"Retry-After", b"1")]
-                self._auth_waiting += 1
-                try:
-                    ok = await loop.run_in_executor(self._auth_pool, self.web_config.authorized, authorization)
-                finally:
-                    self._auth_waiting -= 1
             if not ok:
                 return 401, text, b"Unauthorized\n", [(b"WWW-Authenticate", b'Basic realm="aix_exporter"')]
         path = req.target.decode("latin-1").split("?", 1)[0]
@@ -493,6 +500,67 @@ class Server:
             page = landing_page(self.exporter.source.name, self.telemetry_path, self.exporter.status())
             return 200, b"text/html; charset=utf-8", page.encode(), []
         return 404, text, b"not found\n", []
+
+
+    # -- password checks: one at a time, the newest waiting first -------------------------
+    @property
+    def _auth_waiting(self) -> int:
+        """bcrypt checks waiting or running."""
+        return len(self._auth_stack) + self._auth_running
+
+    async def _check(self, authorization) -> Optional[bool]:
+        """The bcrypt answer for ``authorization``, or None when its check gave way (to a newer
+        one, AUTH_QUEUE waiting) or waited AUTH_MAX_WAIT seconds."""
+        assert self._auth_wakeup is not None
+        fut = asyncio.get_running_loop().create_future()
+        shed = len(self._auth_stack) >= AUTH_QUEUE
+        if shed:
+            oldest = self._auth_stack.pop(0)[0]
+            if not oldest.done():
+                oldest.set_result(None)
+        self._auth_stack.append((fut, authorization, time.monotonic()))
+        if shed:
+            self._log_shed()
+        self._auth_wakeup.set()
+        return await fut
+
+    def _log_shed(self):
+        now = time.monotonic()
+        if now - self._last_shed_log >= 60:
+            self._last_shed_log = now
+            log.warning("msg=password checks shed: %d waiting, the oldest answered 503 (basic auth guessed "
+                        "faster than bcrypt checks)", len(self._auth_stack))
+
+    async def _auth_runner(self):
+        """Run the waiting checks one at a time in the bcrypt thread, newest first; a check's
+        answer also answers every other waiting request with the same credentials."""
+        assert self._auth_wakeup is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._auth_wakeup.wait()
+            while self._auth_stack:
+                fut, authorization, since = self._auth_stack.pop()
+                if fut.done():
+                    continue
+                if time.monotonic() - since > AUTH_MAX_WAIT:
+                    fut.set_result(None)
+                    self._log_shed()
+                    continue
+                self._auth_running = 1
+                try:
+                    ok = await loop.run_in_executor(self._auth_pool, self.web_config.authorized, authorization)
+                except Exception as e:   # a verifier's bug is one failed check, not a dead runner
+                    log.error("msg=password check failed: %s: %s", type(e).__name__, e)
+                    ok = False
+                finally:
+                    self._auth_running = 0
+                if not fut.done():
+                    fut.set_result(ok)
+                for other, _, _ in [w for w in self._auth_stack if w[1] == authorization]:
+                    if not other.done():
+                        other.set_result(ok)
+                self._auth_stack[:] = [w for w in self._auth_stack if not w[0].done()]
+            self._auth_wakeup.clear()
 
 
 class _Refused:

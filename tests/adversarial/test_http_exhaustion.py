@@ -126,7 +126,65 @@ def test_a_flood_of_wrong_passwords_does_not_stop_the_right_one(auth_exporter):
         for t in flood:
             t.join()
     assert answered == [200] * 15
-    assert set(statuses) <= {401, 503} and statuses.get(503, 0) > 0, statuses   # guesses beyond the queue: 503 at once
+    assert set(statuses) <= {401, 503} and statuses.get(401, 0) > 0, statuses   # every guess refused, none served
+
+
+@pytest.mark.parametrize("verifier, cost", [("compiled", 10), ("pure-python", 6)])
+def test_the_first_scrape_after_a_restart_is_answered_while_strangers_guess(tmp_path, verifier, cost):
+    """Hostile round 3, attack 1: basic auth, the exporter just started, 5 clients guessing wrong
+    passwords before Prometheus' first scrape: the scrape with the right password is answered
+    (it was 0 of 30 with the compiled verifier, 0 of 35 with the pure-Python one: all 503),
+    checked right after the check running, newest first. The pure-Python verifier (the bcrypt
+    module hidden) at a low cost: the order is what is tested, not the speed."""
+    import os
+    import subprocess
+
+    from aix_exporter import purebcrypt
+    from tests.e2e.helpers import env
+    hashed = purebcrypt.hashpw(b"s3cret", b"0123456789abcdef", cost).decode()
+    cfg = tmp_path / "web.yml"
+    cfg.write_text(f"basic_auth_users:\n  prometheus: '{hashed}'\n")
+    e = env()
+    if verifier == "pure-python":
+        hide = tmp_path / "hide"
+        hide.mkdir()
+        (hide / "bcrypt.py").write_text("raise ImportError('hidden for the test')\n")
+        e["PYTHONPATH"] = f"{hide}{os.pathsep}{e.get('PYTHONPATH', '')}"
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", "--source", "simulate:case-study?at=20000",
+                             "--web.listen-address", f"127.0.0.1:{port}", "--web.config.file", str(cfg)],
+                            env=e, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    stop_flood = threading.Event()
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None and time.monotonic() < deadline, "exporter did not start"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+
+        def guess(k):
+            i = 0
+            while not stop_flood.is_set():
+                i += 1
+                try:
+                    get(port, headers={"Authorization": basic("prometheus", f"wrong-{k}-{i}")}, timeout=30)
+                except OSError:
+                    pass
+        flood = [threading.Thread(target=guess, args=(k,)) for k in range(5)]
+        for t in flood:
+            t.start()
+        time.sleep(1)                                  # the strangers are guessing before the first scrape
+        first = get(port, headers={"Authorization": basic("prometheus", "s3cret")}, timeout=30)[0]
+        then = [get(port, headers={"Authorization": basic("prometheus", "s3cret")}, timeout=10)[0] for _ in range(5)]
+        assert (first, then) == (200, [200] * 5)
+    finally:
+        stop_flood.set()
+        stop(proc)
+        for t in flood if "flood" in locals() else []:
+            t.join(35)
 
 
 def test_request_heads_are_bounded_all_together():

@@ -3,6 +3,7 @@ limit and default pinned, and a Server on a loopback port of this process answer
 of request with its exact status, headers and body. The fake exporter and web config stand in
 for the real ones (tests/e2e/test_http.py and test_tls_auth.py run those)."""
 import asyncio
+import base64
 import inspect
 import select
 import socket
@@ -20,7 +21,7 @@ def test_every_limit_and_default_of_the_front_is_the_documented_one():
     assert (web.DEFAULT_DEADLINE, web.MARGIN, web.MAX_SCRAPE_TIMEOUT) == (9.0, 0.5, 60.0)
     assert web.MAX_HEADER_BYTES == 1048576                 # a request head: 1 MiB
     assert web.MAX_TOTAL_HEAD_BYTES == 33554432            # all heads being received: 32 MiB
-    assert (web.AUTH_QUEUE, web.AUTH_SHED_DELAY) == (4, 1.0)
+    assert (web.AUTH_QUEUE, web.AUTH_SHED_DELAY, web.AUTH_MAX_WAIT) == (64, 1.0, 10.0)
     assert (web.MAX_HANDSHAKES, web.HANDSHAKE_GRACE, web.LISTEN_BACKLOG) == (512, 2.0, 512)
     assert web.ERROR_WRITE_TIMEOUT == 5.0
     assert web.TLS_READ_BUFFER == 32768
@@ -456,8 +457,24 @@ def test_when_full_the_connection_idle_the_longest_makes_room(running):
         b.close()
 
 
-def test_password_checks_queue_at_most_four_and_the_fifth_waits_one_second_for_503(running, monkeypatch):
+def basic_auth(user, password):
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+def test_password_checks_run_newest_first_and_the_oldest_gives_way_when_full(running, monkeypatch, caplog):
+    """One bcrypt check at a time, in its own thread; the newest waiting goes next (a guesser has
+    one check waiting at most: a scrape arriving after the guesses is checked right after the
+    check running); with AUTH_QUEUE waiting, a new one makes the oldest give way: 503 after
+    AUTH_SHED_DELAY, with one log line."""
+    monkeypatch.setattr(web, "AUTH_QUEUE", 3)
     config = FakeWebConfig(users={"a": "hash"})
+    order = []
+    real = config.authorized
+
+    def authorized(header):
+        order.append(header)
+        return real(header)
+    config.authorized = authorized
     r = running(web_config=config)
     slept = []
     real_sleep = asyncio.sleep
@@ -466,33 +483,76 @@ def test_password_checks_queue_at_most_four_and_the_fifth_waits_one_second_for_5
         slept.append(delay)
         return await real_sleep(0, *a)
     monkeypatch.setattr(web.asyncio, "sleep", sleep)
+    caplog.set_level("WARNING", logger="aix_exporter")
     config.gate.clear()
-    waiting = []
+    socks = {}
     try:
-        for k in range(4):
+        for k, who in enumerate(["running", "guess1", "guess2", "guess3", "scrape"]):
             s = r.connect()
-            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\n\r\n")
-            waiting.append(s)
-            wait_while(lambda k=k: r.server._auth_waiting < k + 1)
-        assert r.server._auth_waiting == 4
-        with r.connect() as s:
-            status, h, body = request(s, headers=[("Authorization", "Basic YTpi")])
-            assert (status, h["retry-after"], body) == (503, "1", b"too many password checks waiting\n")
+            s.sendall(f"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: {basic_auth(who, 'p')}\r\n\r\n".encode())
+            socks[who] = s
+            wait_while(lambda k=k: r.server._auth_waiting < min(k + 1, 4))
+        # full (3 waiting) when the scrape came: the oldest waiting, guess1, gave way
+        status, h, body = read_response(socks["guess1"])
+        assert (status, h["retry-after"], body) == (503, "1", b"too many password checks waiting\n")
         assert web.AUTH_SHED_DELAY in slept
-        # one bcrypt check at a time, in its own thread: never on the event loop, never two
-        assert config.most == 1 and config.threads[0].startswith("bcrypt_")
+        assert [x.getMessage() for x in caplog.records if x.name == "aix_exporter"] == [
+            "msg=password checks shed: 3 waiting, the oldest answered 503 (basic auth guessed faster than bcrypt "
+            "checks)"]
         config.gate.set()
-        assert [read_response(s)[0] for s in waiting] == [200] * 4
+        for who in ("running", "scrape", "guess3", "guess2"):
+            assert read_response(socks[who])[0] == 401
+        assert order == [basic_auth(w, "p") for w in ("running", "scrape", "guess3", "guess2")]   # newest first
+        assert config.most == 1 and all(t.startswith("bcrypt_") for t in config.threads)
         wait_while(lambda: r.server._auth_waiting != 0)
-        assert r.server._auth_waiting == 0                 # each check done gives its place back
+        assert r.server._auth_waiting == 0
     finally:
-        for s in waiting:
+        for s in socks.values():
             s.close()
+    with r.connect() as s:                     # the right password: 200
+        assert request(s, headers=[("Authorization", "Basic YTpi")])[0] == 200
     with r.connect() as s:                     # a wrong password: 401, and the connection closes
         status, h, body = request(s, headers=[("Authorization", "Basic YTpj")])
         assert (status, body, h["www-authenticate"], h["connection"]) == (
             401, b"Unauthorized\n", 'Basic realm="aix_exporter"', "close")
         assert closed(s)
+
+
+def test_a_check_that_waited_too_long_is_answered_503(running, monkeypatch):
+    monkeypatch.setattr(web, "AUTH_MAX_WAIT", 0.3)
+    config = FakeWebConfig(users={"a": "hash"})
+    r = running(web_config=config)
+    config.gate.clear()
+    a, b = r.connect(), r.connect()
+    try:
+        a.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\n\r\n")   # running
+        wait_while(lambda: r.server._auth_running < 1)
+        b.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpj\r\n\r\n")   # waits
+        wait_while(lambda: r.server._auth_waiting < 2)
+        time.sleep(0.5)                                       # b has waited longer than AUTH_MAX_WAIT
+        config.gate.set()
+        assert read_response(a)[0] == 200 and read_response(b)[0] == 503 and config.checked == 1
+    finally:
+        a.close()
+        b.close()
+
+
+def test_requests_waiting_with_the_same_credentials_share_one_check(running):
+    config = FakeWebConfig(users={"a": "hash"})
+    r = running(web_config=config)
+    config.gate.clear()
+    socks = [r.connect() for _ in range(3)]
+    try:
+        socks[0].sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic eDp5\r\n\r\n")   # x:y runs
+        wait_while(lambda: r.server._auth_running < 1)
+        for s in socks[1:]:                                   # the same right password, twice
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\n\r\n")
+        wait_while(lambda: r.server._auth_waiting < 3)
+        config.gate.set()
+        assert [read_response(s)[0] for s in socks] == [401, 200, 200] and config.checked == 2
+    finally:
+        for s in socks:
+            s.close()
 
 
 def test_when_full_with_none_idle_the_new_connection_is_closed_and_logged_once(running, caplog):
