@@ -7,9 +7,11 @@ library) parses the protocol. Configured like node_exporter and exporter-toolkit
   answered 503 at once;
 * at most ``max_connections`` open connections (``--web.max-connections``), TLS handshakes
   in progress included (at most ``MAX_HANDSHAKES`` of those: a new one ends the oldest,
-  which a client completing its handshake in milliseconds never is). When full, the connection idle the longest (waiting for its next
-  request) is closed to make room; with none idle, the new connection is closed on accept,
-  with one log line a minute;
+  however young, which a client completing its handshake in milliseconds never is: clients
+  that reconnect with stalled handshakes cannot keep a scrape's handshake out). A handshake
+  that the client ends before it completes is no error: the connection just closes. When full,
+  the connection idle the longest (waiting for its next request) is closed to make room; with
+  none idle, the new connection is closed on accept, with one log line a minute;
 * the request head must arrive within ``header_timeout`` seconds and be at most 1 MB, else
   431, before any authentication; the heads being received hold at most
   ``MAX_TOTAL_HEAD_BYTES`` together (more: 503 and close); idle keep-alive connections close
@@ -98,8 +100,7 @@ MAX_TOTAL_HEAD_BYTES = 32 << 20   # request heads being received, all connection
 AUTH_QUEUE = 64                    # bcrypt checks waiting at most; a new one makes the oldest give way ...
 AUTH_SHED_DELAY = 1.0              # ... answered 503 after this many seconds
 AUTH_MAX_WAIT = 10.0               # a check waiting this long is answered 503 (Prometheus' default timeout)
-MAX_HANDSHAKES = 512               # TLS handshakes in progress at most; a new one ends the oldest ...
-HANDSHAKE_GRACE = 2.0              # ... once that is this many seconds old (a real client needs milliseconds)
+MAX_HANDSHAKES = 512               # TLS handshakes in progress at most; a new one ends the oldest
 LISTEN_BACKLOG = 512               # connections the kernel queues before accept (capped by somaxconn)
 ERROR_WRITE_TIMEOUT = 5.0          # seconds an error answer (408, 431, 503...) waits for the client to take it
 SERVER = f"aix_exporter/{__version__}".encode()
@@ -311,12 +312,8 @@ class Server:
         ssl_ctx = self.web_config.ssl_context
         if ssl_ctx is not None:
             if len(self._handshaking) >= MAX_HANDSHAKES:
-                oldest, since = next(iter(self._handshaking.items()))
-                if time.monotonic() - since < HANDSHAKE_GRACE:   # all young: this one waits its turn
-                    self._release(transport)
-                    transport.abort()
-                    return
-                self._handshaking.pop(oldest, None)              # the oldest stalled handshake makes room
+                oldest = next(iter(self._handshaking))            # the oldest stalled handshake makes room
+                self._handshaking.pop(oldest, None)
                 oldest.abort()
             self._handshaking[transport] = time.monotonic()
             try:
@@ -606,9 +603,16 @@ def _small_tls_buffers():
 
 async def _start_tls(writer: asyncio.StreamWriter, reader: asyncio.StreamReader, ctx, timeout: float):
     """The server side of a TLS handshake on an accepted connection, within ``timeout``:
-    StreamWriter.start_tls where Python has it (3.11), the loop's start_tls before."""
+    StreamWriter.start_tls where Python has it (3.11), the loop's start_tls before. A handshake
+    the client ended (or that was ended to make room) is a ConnectionError: 3.11's start_tls
+    then fails on the transport it did not get (AttributeError on None, once per connection)."""
     if hasattr(writer, "start_tls"):
-        await writer.start_tls(ctx, ssl_handshake_timeout=timeout)
+        try:
+            await writer.start_tls(ctx, ssl_handshake_timeout=timeout)
+        except AttributeError:
+            raise ConnectionError("TLS handshake did not complete") from None
+        if writer.transport is None or writer.transport.is_closing():
+            raise ConnectionError("TLS handshake did not complete")
         return writer
     loop = asyncio.get_running_loop()
     protocol: Any = writer.transport.get_protocol()
