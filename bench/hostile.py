@@ -2,6 +2,7 @@
 
     python3 bench/hostile.py            # both rounds
     python3 bench/hostile.py --round 2  # the second round only, beside node_exporter
+    python3 bench/hostile.py --round 3  # the third round only (issue 45), beside node_exporter
 
 Round 1 prints one row per attack: 6.3 MB of headers (status, RSS growth), 400 slow-header
 connections (latency of a normal scrape, thread count), a client announcing a 1e9 s scrape
@@ -11,6 +12,9 @@ Round 2 (issue 28) runs each attack against aix_exporter and, side by side, node
 1,030 idle keep-alive connections, a flood of wrong passwords, 3,000 stalled TLS
 handshakes, 1,000 request heads of 960 KB, a reader taking one byte a second, and scrape
 latency on a reused connection against a fresh one.
+Round 3 (issue 45), the same way: 5 clients guessing passwords before the first scrape after a
+(re)start (10 fresh servers), 1,030 connections sending POST bodies a byte every 5 s, 1,000
+clients reconnecting with stalled TLS handshakes.
 """
 import base64
 import http.client
@@ -310,6 +314,138 @@ def round2():
         print(f"| {title} | {row[0]} | {row[1]} |", flush=True)
 
 
+# -- round 3 (issue 45): beside node_exporter -------------------------------------------------
+def cold_auth(kind, port, proc, ok, guessers=5):
+    """Basic auth, the server just started: ``guessers`` clients send wrong passwords, then the
+    right one is tried once, as Prometheus' first scrape would (each probe on a fresh server:
+    see round3, which restarts it)."""
+    import threading
+    stop = threading.Event()
+
+    def guess(k):
+        i = 0
+        while not stop.is_set():
+            i += 1
+            _probe(port, {"Authorization": "Basic " + base64.b64encode(f"prometheus:wrong-{k}-{i}".encode()).decode()})
+    threads = [threading.Thread(target=guess, args=(k,)) for k in range(guessers)]
+    for t in threads:
+        t.start()
+    time.sleep(1)
+    status, _ = _probe(port, ok, timeout=10)
+    stop.set()
+    for t in threads:
+        t.join()
+    return status == 200
+
+
+def slow_bodies(kind, port, proc):
+    """1,030 connections each sending a POST with Content-Length 1,000,000 and one body byte every
+    5 s, then 40 probes."""
+    import threading
+    socks = []
+    for _ in range(1030):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nx")
+            socks.append(s)
+        except OSError:
+            pass
+    stop = threading.Event()
+
+    def drip():
+        while not stop.wait(5):
+            for s in socks:
+                try:
+                    s.send(b"x")
+                except OSError:
+                    pass
+    t = threading.Thread(target=drip)
+    t.start()
+    answered = sum(_probe(port, timeout=10)[0] == 200 for _ in range(40))
+    stop.set()
+    t.join()
+    for s in socks:
+        s.close()
+    return f"{answered}/40 probes answered"
+
+
+def tls_churn(kind, port, proc, tls, log=None):
+    """1,000 clients reconnecting with stalled TLS handshakes (10 threads of 100, each batch held
+    0.3 s), then 20 probes; the error lines the server logged meanwhile."""
+    import threading
+    stop = threading.Event()
+
+    def churn():
+        while not stop.is_set():
+            socks = stalled_handshakes(port, 100)
+            time.sleep(0.3)
+            for s in socks:
+                s.close()
+    threads = [threading.Thread(target=churn) for _ in range(10)]
+    for t in threads:
+        t.start()
+    time.sleep(3)
+    answered = sum(_probe(port, tls=tls, timeout=10)[0] == 200 for _ in range(20))
+    stop.set()
+    for t in threads:
+        t.join()
+    return f"{answered}/20 probes answered"
+
+
+def round3():
+    import resource
+    import ssl
+    import subprocess
+    import tempfile
+    import bcrypt
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
+    d = tempfile.mkdtemp(prefix="aix-exporter-hostile3-")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{d}/k.pem", "-out",
+                    f"{d}/c.pem", "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
+    with open(f"{d}/tls.yml", "w") as fh:
+        fh.write(f"tls_server_config:\n  cert_file: {d}/c.pem\n  key_file: {d}/k.pem\n")
+    with open(f"{d}/auth.yml", "w") as fh:
+        fh.write(f"basic_auth_users:\n  prometheus: '{bcrypt.hashpw(b's3cret', bcrypt.gensalt(10)).decode()}'\n")
+    ok = {"Authorization": "Basic " + base64.b64encode(b"prometheus:s3cret").decode()}
+    tls = ssl.create_default_context()
+    tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
+    print("| attack (round 3) | aix_exporter | node_exporter 1.5 |\n|---|---|---|")
+    row = []
+    for kind in ("aix_exporter", "node_exporter"):   # attack 1: a fresh server for each of 10 first scrapes
+        if kind == "node_exporter" and not os.path.exists(NODE):
+            row.append("(not installed)")
+            continue
+        answered = 0
+        for _ in range(10):
+            port = free_port()
+            proc = _server(kind, port, f"{d}/auth.yml")
+            try:
+                answered += cold_auth(kind, port, proc, ok)
+            finally:
+                proc.terminate()
+                proc.wait(10)
+        row.append(f"{answered}/10 first scrapes answered")
+    print(f"| 5 clients guessing passwords before the first scrape after a (re)start | {row[0]} | {row[1]} |",
+          flush=True)
+    for title, web_yml, fn, extra in (("1,030 connections sending POST bodies a byte every 5 s", None, slow_bodies, ()),
+                                      ("1,000 clients reconnecting with stalled TLS handshakes", f"{d}/tls.yml",
+                                       tls_churn, (tls,))):
+        row = []
+        for kind in ("aix_exporter", "node_exporter"):
+            if kind == "node_exporter" and not os.path.exists(NODE):
+                row.append("(not installed)")
+                continue
+            port = free_port()
+            proc = _server(kind, port, web_yml)
+            try:
+                row.append(fn(kind, port, proc, *extra))
+            finally:
+                proc.terminate()
+                proc.wait(10)
+        print(f"| {title} | {row[0]} | {row[1]} |", flush=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--attack"]:   # one attack of round 2, both servers: --attack slow_reader
         for kind in ("aix_exporter", "node_exporter"):
@@ -322,6 +458,8 @@ if __name__ == "__main__":
                 proc.wait(10)
     elif sys.argv[1:] == ["--round", "2"]:
         round2()
+    elif sys.argv[1:] == ["--round", "3"]:
+        round3()
     else:
         main()
         print()

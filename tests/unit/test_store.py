@@ -340,3 +340,15 @@ def test_a_store_that_cannot_be_reached_is_named_without_its_trailing_slash(monk
         store.connect("http://VMX/")                         # an upper-case host name, as AIX shops name them
     assert str(e.value) == "http://VMX: cannot reach the store: connection refused"
 
+
+
+@pytest.mark.parametrize("answer, why", [
+    (b"[" * 100000 + b"]" * 100000, "JSON nested too deep: not the answer of a store's API"),
+    (b'[{"data": 1}]', "not the answer of a store's API (a JSON list)"),
+    (b"not json", "Expecting value: line 1 column 1 (char 0)"),
+])
+def test_a_malformed_or_nested_answer_is_one_line(monkeypatch, answer, why):
+    monkeypatch.setattr(store, "_get", lambda url, timeout=30.0: answer)
+    with pytest.raises(store.StoreError) as e:
+        store._json("http://s/api/v1/status/flags")
+    assert str(e.value) == why

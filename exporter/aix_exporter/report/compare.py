@@ -244,7 +244,7 @@ def _server_error(body: bytes) -> str:
     raw = body[:4096].decode("utf-8", "replace")
     try:
         return str(json.loads(raw).get("error") or raw).strip()
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return " ".join(raw.split())[:300]
 
 
@@ -277,7 +277,7 @@ class Prometheus:
             raise ReportError(f"{self.url}: {e.reason}") from None
         try:
             body = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):   # (JSON nested thousands deep: RecursionError)
             start = " ".join(raw[:120].decode("utf-8", "replace").split())
             raise ReportError(f"{self.url}: not a Prometheus API answer (not JSON): {start!r}") from None
         if not isinstance(body, dict) or body.get("status") != "success":

@@ -62,10 +62,13 @@ def _get(url: str, timeout: float = 30.0) -> bytes:
 
 def _json(url: str, timeout: float = 30.0) -> dict:
     """A JSON object answer; StoreError for one that is not (nested garbage included), one line."""
+    raw = _get(url, timeout)
     try:
-        body = json.loads(_get(url, timeout))
+        body = json.loads(raw)
     except ValueError as e:
         raise StoreError(str(e)) from None
+    except RecursionError:   # JSON nested thousands deep: no store answers so
+        raise StoreError("JSON nested too deep: not the answer of a store's API") from None
     if not isinstance(body, dict):
         raise StoreError(f"not the answer of a store's API (a JSON {type(body).__name__})")
     return body
