@@ -348,3 +348,18 @@ def test_the_tsm_collector_counts_each_gap_and_keeps_the_count(tmp_path):
     got = [samples(c.collect(src))[("aix_tsm_log_rotation_gaps_total", ())] for _ in range(3)]
     assert got == [1, 1, 2] and c.position == {"inode": 3, "offset": 0, "tail": ""}
     assert TsmCollector(s).gaps == 2                              # kept across a restart
+
+
+def test_an_offset_past_the_end_is_a_rotation_not_new_lines(tmp_path):
+    """The same inode but shorter than the saved offset: no copy holds our fingerprint, so the
+    file was replaced in place. Rotated files last written before our read hold nothing unread
+    (they are not read again); the file is read from its start."""
+    log = tmp_path / "a.log"
+    old = tmp_path / "a.log.1"
+    old.write_text("".join(f"old {k}\n" for k in range(13)))
+    log.write_text("".join(f"line {k}\n" for k in range(40)))
+    _, pos = logtail.tail(str(log), None)
+    os.utime(old, (pos["t"] - 60, pos["t"] - 60))             # written before our read: all read then
+    log.write_text("new 1\nnew 2\n")                          # the same inode, shorter than our offset
+    text, after = logtail.tail(str(log), pos)
+    assert text == "new 1\nnew 2\n" and after["offset"] == 12 and "gap" not in after
