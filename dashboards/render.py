@@ -129,11 +129,53 @@ class Tools:
             os.path.join(self.plugins, ".complete")) and os.path.isfile(os.path.join(self.shooter, ".complete"))
 
 
-def build(cache: str | None = None, log=print) -> Tools:
-    """Perses, percli and the plugins in ``cache``, built once (what is there is reused)."""
+def failed_marker(cache: str) -> str:
+    """Where a failed build leaves its one-line reason (removed by the next build)."""
+    return cache.rstrip("/") + ".failed"
+
+
+def wait_for_build(cache: str | None = None) -> Tools:
+    """The cache as a build running elsewhere (tests/run.sh starts one in the background) leaves
+    it: waits for its lock, then the tools, or RuntimeError with the reason the build failed."""
+    import fcntl
     tools = Tools(cache or cache_dir())
-    if tools.ready():
-        return tools
+    os.makedirs(os.path.dirname(tools.cache), exist_ok=True)
+    with open(tools.cache.rstrip("/") + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if tools.ready():
+            return tools
+        try:
+            with open(failed_marker(tools.cache), encoding="utf-8") as fh:
+                raise RuntimeError(f"the Perses build failed: {fh.read().strip()}")
+        except FileNotFoundError:
+            raise RuntimeError(f"Perses is not built in {tools.cache} (python3 dashboards/render.py --build)") from None
+
+
+def build(cache: str | None = None, log=print) -> Tools:
+    """Perses, percli and the plugins in ``cache``, built once (what is there is reused). One
+    build at a time (an exclusive lock beside the cache: two test runs at once used to corrupt
+    it); a failed build leaves its reason in ``failed_marker`` for the render test to say."""
+    import fcntl
+    tools = Tools(cache or cache_dir())
+    os.makedirs(os.path.dirname(tools.cache), exist_ok=True)
+    with open(tools.cache.rstrip("/") + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if tools.ready():
+            return tools
+        try:
+            os.unlink(failed_marker(tools.cache))
+        except FileNotFoundError:
+            pass
+        try:
+            return _build(tools, log)
+        except Exception as e:
+            reason = " ".join(str(e).split())[:500] or type(e).__name__
+            with open(failed_marker(tools.cache), "w", encoding="utf-8") as fh:
+                fh.write(reason + "\n")
+            raise
+
+
+def _build(tools: Tools, log) -> Tools:
     go, npm = _which("go", "Go"), _which("npm", "Node.js and npm")
     gobin = os.path.dirname(go)
     path = os.pathsep.join([gobin, os.path.dirname(npm), os.environ.get("PATH", "")])
@@ -147,8 +189,9 @@ def build(cache: str | None = None, log=print) -> Tools:
     if not os.access(tools.percli, os.X_OK):
         log(f"building percli {PERSES} (Go module proxy) ...")
         _run([go, "mod", "tidy"], cwd=work, PATH=path)
-        _run([go, "build", "-o", tools.percli, "github.com/perses/perses/cmd/percli"], cwd=work, PATH=path,
+        _run([go, "build", "-o", tools.percli + ".tmp", "github.com/perses/perses/cmd/percli"], cwd=work, PATH=path,
              CGO_ENABLED="0")
+        os.replace(tools.percli + ".tmp", tools.percli)      # whole or not at all
     module = json.loads(_run([go, "mod", "download", "-json", f"github.com/perses/perses@{PERSES}"], cwd=work,
                              PATH=path))["Dir"]
     if not os.access(tools.perses, os.X_OK):
@@ -162,8 +205,9 @@ def build(cache: str | None = None, log=print) -> Tools:
              PATH=path)
         _run(["/bin/bash", os.path.join(src, "scripts", "compress_assets.sh")], cwd=src, PATH=path)
         log(f"building the Perses server {PERSES} ...")
-        _run([go, "build", "-ldflags", "-s -w", "-o", tools.perses, "./cmd/perses"], cwd=src, PATH=path,
+        _run([go, "build", "-ldflags", "-s -w", "-o", tools.perses + ".tmp", "./cmd/perses"], cwd=src, PATH=path,
              CGO_ENABLED="0")
+        os.replace(tools.perses + ".tmp", tools.perses)
         shutil.rmtree(src, ignore_errors=True)
     log("fetching the plugins (npm) ...")
     shutil.rmtree(tools.plugins, ignore_errors=True)
@@ -517,7 +561,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=OUT, help="where the screenshots go (default docs/dashboards)")
     args = ap.parse_args(argv)
     if args.build:
-        t = build()
+        try:
+            t = build()
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+            print(f"render.py --build: {' '.join(str(e).split())[:500]}", file=sys.stderr)
+            return 1
         print(f"Perses {PERSES}: {t.cache}")
         return 0
     fresh = tempfile.mkdtemp(prefix="aix-render-out-")

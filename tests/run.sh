@@ -18,9 +18,14 @@ fi
 . deploy/lib/venv.sh
 ensure_venv '[test]'
 export AIX_EXPORTER_REQUIRE_TOOLS=1   # a missing promtool/prometheus fails the run instead of skipping
-# Perses, the dashboards' renderer (tests/e2e/test_dashboard_render.py), built once into a cache
-# outside the checkout from the Go module proxy and npm (about 6 minutes the first time)
-"$VENV/bin/python" dashboards/render.py --build
+# Perses, the dashboards' renderer, is built once into a cache outside the checkout, from the Go
+# module proxy and npm (about 6 minutes the first time), in the background while lint, types and
+# the tests run: only tests/e2e/test_dashboard_render.py needs it, and it waits for this build
+# (one build at a time: a lock beside the cache). A failed build fails that test alone, with the
+# build's reason; the build's own output is in the log named here.
+PERSES_LOG=$(mktemp "${TMPDIR:-/tmp}/aix-exporter-perses-build.XXXXXX")
+echo "building Perses in the background (log: $PERSES_LOG)"
+"$VENV/bin/python" dashboards/render.py --build >"$PERSES_LOG" 2>&1 &
 # the gate before the tests: lint (ruff) and types (mypy), both configured in pyproject.toml
 "$VENV/bin/ruff" check --quiet exporter tests bench alerts dashboards deploy
 "$VENV/bin/mypy" --no-error-summary

@@ -1,6 +1,9 @@
 """dashboards/render.py's judgement of a rendered page, on hand-written panel reports (what
 dashboards/perses/shoot.mjs prints for each panel), and its input adjustments."""
+import os
 import sys
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -136,3 +139,24 @@ def test_a_page_whose_request_failed_in_transport_is_drawn_again_a_query_error_i
     bad_query = [shown("CPU", text="bad_data: 1:5: parse error: unclosed left parenthesis", error=True)]
     pages, shots[:] = [bad_query, drawn], []
     assert render.render_one(None, "http://p", "aix-x", {}, "x.png") == bad_query and len(shots) == 1
+
+
+def test_a_failed_build_leaves_its_reason_for_the_render_test_and_a_later_build_clears_it(tmp_path, monkeypatch):
+    """One build at a time (a lock beside the cache); a build that fails (here: no Go on PATH)
+    writes its one-line reason, which wait_for_build (the render test) says instead of waiting or
+    building again; the next build removes it."""
+    cache = str(tmp_path / "perses-vX")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(render.os, "access", lambda p, mode: False)    # (not /usr/local/go/bin/go either)
+    with pytest.raises(RuntimeError, match="the render needs go"):
+        render.build(cache, log=lambda *a: None)
+    assert open(render.failed_marker(cache)).read() == "the render needs go (Go)\n"
+    with pytest.raises(RuntimeError) as e:
+        render.wait_for_build(cache)
+    assert str(e.value) == "the Perses build failed: the render needs go (Go)"
+    assert os.path.exists(cache + ".lock")
+    monkeypatch.setattr(render, "_build", lambda tools, log: tools)    # a build that works
+    render.build(cache, log=lambda *a: None)
+    assert not os.path.exists(render.failed_marker(cache))
+    with pytest.raises(RuntimeError, match="Perses is not built in"):   # (this stand-in built nothing)
+        render.wait_for_build(cache)
