@@ -40,7 +40,7 @@ AREAS = {
     "parsers": ["parsers/*"], "collectors": ["collectors/*"],
     "importers": ["importers/*", "importers/nmon/*"], "tools": ["tools/*"], "report": ["report/*"],
     "http": ["web", "webconfig", "purebcrypt"],
-    "exporter": ["exporter", "commands", "statefile", "logfmt", "cli", "redaction", "domains", "httpclient", "files",
+    "exporter": ["exporter", "commands", "statefile", "logfmt", "cli", "redaction", "domains", "httpclient", "files", "outputs",
                  "sources/*"],
     "config": ["config", "monitoring", "figures"],
 }

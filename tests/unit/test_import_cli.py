@@ -103,8 +103,19 @@ def test_a_file_without_a_snapshot_is_an_error(tmp_path, capsys, lines_format): 
     empty.write_text("#DISK1\n")
     assert imp("--out", str(tmp_path / "h.om"), str(empty)) == 1
     out, err = capsys.readouterr()
-    assert out.splitlines()[0] == f"imported 0 file(s), 0 snapshots, 0 samples to {tmp_path / 'h.om'}"
+    # one line, no summary of nothing imported, and no file left behind (issue 46: it was written)
+    assert out == "" and sorted(os.listdir(tmp_path)) == ["e.txt"]
     assert err == "aix-exporter import lines: no complete snapshot in any of the 1 file(s): are they lines recordings?\n"
+
+
+@pytest.mark.parametrize("where, why", [("missing/h.om", "does not exist: make it first, or give another --out"),
+                                        (".", "is a directory: give a file name")])
+def test_an_out_that_cannot_be_written_is_one_line_before_any_work(tmp_path, capsys, lines_format, where, why):  # noqa: F811
+    rec = tmp_path / "r.txt"
+    rec.write_text("#DISK1\n")
+    assert imp("--out", str(tmp_path / where), str(rec)) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("aix-exporter import lines: --out ") and why in err and err.count("\n") == 1
 
 
 def test_the_rule_backfill_range_and_command():

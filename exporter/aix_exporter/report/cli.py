@@ -32,6 +32,7 @@ import sys
 import time
 
 from ..monitoring import CONFIG, SELECTOR
+from .. import outputs
 from ..httpclient import shown as _shown
 from .compare import Prometheus, ReportError, compare, find_regimes, parse_time, parse_window, zone
 
@@ -96,8 +97,7 @@ def _census(args) -> int:
         return 1
     window = f"{args.window / 3600:g} h"
     text = census.csv_text(rows) if args.format == "csv" else census.markdown(rows, stamp(end, args.zone), window)
-    with open(args.out, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    outputs.write_text(args.out, text)
     worst = rows[0]
     print(f"wrote {args.out}: {len(rows)} LPARs; worst: {worst.instance} ({worst.state_text})")
     return 0
@@ -150,6 +150,11 @@ def main(argv) -> int:
         args.zone = zone(args.tz)
     except ReportError as e:
         p.error(str(e))
+    try:   # before any query: a report that cannot be written is said at once, not after its queries
+        outputs.check(args.out)
+    except outputs.OutputError as e:
+        print(f"aix-exporter report: --out {e}", file=sys.stderr)
+        return 1
     tty = sys.stderr.isatty()
 
     def progress(msg):
@@ -183,8 +188,7 @@ def main(argv) -> int:
         text = render.markdown(cmp)
     else:
         text = render.csv_text(cmp)
-    with open(args.out, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    outputs.write_text(args.out, text)
     print(f"wrote {args.out}: {cmp.instance}, before {cmp.window(cmp.before)}, after {cmp.window(cmp.after)}")
     print(cmp.verdict())
     return 0
@@ -237,6 +241,12 @@ def plan_main(argv) -> int:
     except ReportError as e:
         p.error(str(e))
     try:
+        if args.out:
+            outputs.check(args.out)
+    except outputs.OutputError as e:
+        print(f"aix-exporter plan: --out {e}", file=sys.stderr)
+        return 1
+    try:
         with _source(args) as (prom, _, last):
             at = parse_time(args.at, args.zone) if args.at else (last if last is not None else time.time())
             facts = plan.gather(prom, args.instance, at, int(args.window), args.selector)
@@ -260,8 +270,11 @@ def plan_main(argv) -> int:
     else:
         text = plan.markdown(bl)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        try:
+            outputs.write_text(args.out, text)
+        except outputs.OutputError as e:
+            print(f"aix-exporter plan: --out {e}", file=sys.stderr)
+            return 1
         print(f"wrote {args.out}: {args.instance}: {decided.verdict}")
     else:
         sys.stdout.write(text)

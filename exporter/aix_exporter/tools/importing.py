@@ -31,6 +31,7 @@ import time
 
 from ..importers import IMPORTERS
 from ..importers.base import Importer, RecordingError, Stats
+from .. import outputs
 from . import tempprom
 from .openmetrics import Writer
 
@@ -266,8 +267,13 @@ def main(argv) -> int:
               "--out HISTORY.om keeps the history without it", file=sys.stderr)
         return 1
     tmpdir = None
-    out = args.out
-    if not out:
+    if args.out:   # written beside it under a temporary name, renamed once the import succeeded
+        try:
+            out = outputs.temporary(args.out)
+        except outputs.OutputError as e:
+            print(f"aix-exporter import {fmt}: --out {e}", file=sys.stderr)
+            return 1
+    else:
         tmpdir = tempfile.mkdtemp(prefix="aix-exporter-import-")
         out = os.path.join(tmpdir, "history.om")
     store = None
@@ -291,11 +297,14 @@ def main(argv) -> int:
             return 1
         if progress is not None:
             print("\r", end="", file=sys.stderr)
-        print_summary(summary, args.out or "(temporary file)")
         if not summary["snapshots"]:
             print(f"aix-exporter import {fmt}: no complete snapshot in any of the {len(args.files)} file(s): "
                   f"are they {fmt} recordings?", file=sys.stderr)
             return 1
+        if args.out:
+            outputs.publish(out, args.out)
+            out = args.out
+        print_summary(summary, args.out or "(temporary file)")
         if store is not None:
             code = _to_store(fmt, store, out, summary, args.force)
             if code:
@@ -338,4 +347,6 @@ def main(argv) -> int:
     finally:
         if tmpdir:
             shutil.rmtree(tmpdir, ignore_errors=True)
+        if args.out and out != args.out:   # failed before the rename: no file under the name asked for
+            outputs.discard(out)
     return 0

@@ -19,6 +19,7 @@ import tempfile
 import time
 from typing import Optional
 
+from .. import outputs
 from ..commands import TABLE
 from ..simulate.scenarios import SCENARIOS
 from ..sources import NotRunning
@@ -165,8 +166,17 @@ def main(argv) -> int:
             target = dict(kv.split("=", 1) for kv in args.target.split(",") if kv)
         except ValueError:
             p.error("--target takes k=v,k=v")
-        n = write_openmetrics(args.scenario, args.openmetrics, args.seed, args.step, args.end, args.duration,
-                              target=target, tail=args.tail, tail_step=args.tail_step, after=args.after)
+        try:
+            tmp = outputs.temporary(args.openmetrics)
+        except outputs.OutputError as e:
+            print(f"aix-exporter simulate: --openmetrics {e}", file=sys.stderr)
+            return 1
+        try:
+            n = write_openmetrics(args.scenario, tmp, args.seed, args.step, args.end, args.duration,
+                                  target=target, tail=args.tail, tail_step=args.tail_step, after=args.after)
+            outputs.publish(tmp, args.openmetrics)
+        finally:
+            outputs.discard(tmp)
         print(f"wrote {n} samples to {args.openmetrics}")
     return 0
 
