@@ -42,11 +42,25 @@ class Prom:
         return float(res[0]["value"][1])
 
 
-def start_prometheus(tmp, config_text, tsdb=None, extra=(), retention="30d"):
+DEMO_PROM_PORT = 19090   # deploy/demo/run.sh's Prometheus (DEMO_PROM_PORT), as the README's commands name it
+
+
+def port_free(port: int) -> bool:
+    import socket
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as servers bind: TIME_WAIT is no owner
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def start_prometheus(tmp, config_text, tsdb=None, extra=(), retention="30d", port=None):
     prom = need("prometheus")
     cfg = tmp / "prometheus.yml"
     cfg.write_text(config_text)
-    port = free_port()
+    port = port or free_port()
     data = tsdb or (tmp / "data")
     # Prometheus logs to a file: a pipe nobody reads fills up (the overlapping-blocks warning after
     # a rule backfill lists every block) and blocks Prometheus before it is ready.
@@ -100,7 +114,8 @@ def case_study_prometheus(request, tmp_path_factory):
     stop(first.proc)
     for block in out.iterdir():
         block.rename(tsdb / block.name)
-    p = start_prometheus(tmp, cfg, tsdb=tsdb)
+    # on the demo's port when it is free, so that the README's commands run here exactly as typed
+    p = start_prometheus(tmp, cfg, tsdb=tsdb, port=DEMO_PROM_PORT if port_free(DEMO_PROM_PORT) else None)
     p.end = end
     yield p
     stop(p.proc)
