@@ -54,7 +54,7 @@ def shown(url: str) -> str:
         return "<a URL that cannot be read>"
 
 
-def request(url: str, data: Optional[bytes] = None, headers: Optional[dict] = None, method: Optional[str] = None,
+def request(url: str, data: Optional[bytes] = None, headers: Optional[dict] = None, method: Optional[str] = None,  # noqa: C901 (issue 46: too complex today, must not grow)
             timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     """The body of a 2xx answer to one request, read within ``timeout`` seconds in all and at most
     ``max_bytes``; HTTPClientError otherwise (a non-2xx answer carries its status and the start of

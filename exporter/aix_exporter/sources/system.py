@@ -126,7 +126,7 @@ _running_lock = threading.Lock()
 AFTER_EXIT_SECONDS = 1.0          # output still taken after the command exited (a grandchild may hold its pipe)
 
 
-def _communicate(proc, shown: str, timeout: float, max_output: int, stdin: Optional[bytes]) -> str:
+def _communicate(proc, shown: str, timeout: float, max_output: int, stdin: Optional[bytes]) -> str:  # noqa: C901 (issue 46: too complex today, must not grow)
     if stdin is not None:   # a few bytes (an answer to a prompt): the pipe takes them at once
         try:
             assert proc.stdin is not None   # a pipe when stdin is given

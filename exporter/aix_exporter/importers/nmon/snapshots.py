@@ -35,7 +35,7 @@ class SnapshotRows(NamedTuple):
     rows: dict   # section -> DataRow
 
 
-def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str], stats: Stats,
+def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str], stats: Stats,  # noqa: C901 (issue 46: too complex today, must not grow)
               bbbp: dict, aaa: Optional[dict] = None) -> Iterator[SnapshotRows]:
     """Snapshots of one recording in time order. ``bbbp``: filled with {command: [lines]} for the
     commands of BBBP_COMMANDS; ``aaa``: with the AAA lines, {name in lower case: value}."""
