@@ -120,13 +120,15 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
         PIDS+=($!)
         AM_LINE="alerting: {alertmanagers: [{static_configs: [{targets: ['127.0.0.1:$AM_PORT']}]}]}"
     fi
-    write_config() {  # with scrape jobs or without (for the rule backfill)
+    write_config() {  # with scrape jobs, rules and Alertmanager, or without any (for the rule backfill:
+        # promtool only queries it, and a Prometheus with the alerting rules would send Alertmanager
+        # what fires over the history before the demo's own Prometheus has fired anything)
         {
             echo "global: {scrape_interval: 15s, evaluation_interval: 15s}"
-            echo "$AM_LINE"
-            echo "rule_files:"
-            for r in $RULES; do echo "  - $r"; done
             if [ "$1" = scrape ]; then
+                echo "$AM_LINE"
+                echo "rule_files:"
+                for r in $RULES; do echo "  - $r"; done
                 echo "scrape_configs:"
                 echo "  - job_name: aix"
                 echo "    static_configs: [{targets: ['127.0.0.1:$PORT'], labels: {lpar: tsmsrv01}}]"
