@@ -49,7 +49,7 @@ def test_every_alert_has_runbook_annotations_and_a_firing_and_quiet_test():
         name = r["alert"]
         assert r["labels"]["severity"] in ("critical", "warning", "info")
         assert set(r["annotations"]) == {"summary", "description", "runbook_url"}
-        assert "{{ $value" in r["annotations"]["description"], name
+        assert "{{ $value" in r["annotations"]["description"] or "$value }}" in r["annotations"]["description"], name
         assert r["annotations"]["runbook_url"].endswith(f"alerts/runbooks/{name}.md")
         runbook = (ALERTS / "runbooks" / f"{name}.md").read_text()
         assert "## Confirm on AIX" in runbook and "## What to do" in runbook
