@@ -308,15 +308,34 @@ def _gib(v: Optional[float]) -> str:
 
 
 def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str], script: Optional[str]) -> list:
-    """The document as blocks: ('h1'|'h2'|'p', text), ('table', header, rows), ('code', text)."""
-    f, c = p.facts, CONFIG
-    srv = f.server
+    """The document as blocks: ('h1'|'h2'|'h3'|'p', text), ('table', header, rows), ('code', text).
+    Its table of contents: the head and verdict, 1. the evidence (and the steps beyond this
+    regime), then either IBM's 64 KB line (ibm64k_blocks) or the 16 MB change: 2. sizing and
+    memory safety, 3. the restart pre-flight, 4. the commands, 5. the rollback, 6. the verification."""
+    f = p.facts
     out: list = [("h1", f"Large-page change plan: {f.instance}"),
                  ("p", f"Evaluated at {when}: the figures are averages over the {f.window // 60} minutes before it, "
                        f"the state is its last sample. Source: {source}."),
                  ("p", f"**Verdict: {p.verdict}.**")]
-    out.append(("h2", "1. Evidence: is the server lock-bound?"))
+    out += evidence_blocks(p)
+    if p.missing:
+        return out + [("p", "Missing: " + "; ".join(p.missing) + ". Enable the collector and plan again.")]
+    out += steps_blocks(p)
+    if p.kind == "ibm64k":
+        return out + ibm64k_blocks(p, source_args, start_script=script)
+    out += sizing_blocks(p) + preflight_blocks(p)
+    if not p.recommended:
+        return out + [("h2", "4. Commands"), ("p", "None: the change is not recommended (" + p.verdict + ").")]
+    if p.kind == "resize":
+        return out + resize_blocks(p)
+    return out + switch_blocks(p, source_args, user, script)
+
+
+def evidence_blocks(p: Plan) -> list:
+    """1. Is the server lock-bound? This LPAR's figures beside the case study's, and what they say."""
+    f, c = p.facts, CONFIG
     base4k = p.regime == "4K"
+    out: list = [("h2", "1. Evidence: is the server lock-bound?")]
     out.append(("table", ["figure", "this LPAR", "contention when", "case study: 4 KB / 16 MB pages"], [
         ["Page-size regime (the page size holding most of the monitored processes' data)",
          f"{REGIME_TEXT[p.regime]} pages", "", "4 KB / 16 MB"],
@@ -351,18 +370,16 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
     else:
         out.append(("p", "These figures do not show that contention: 16 MB pages are not expected to help "
                          "here, and pinning memory for them has a cost. The plan stops short of recommending them."))
-    if p.missing:
-        out.append(("p", "Missing: " + "; ".join(p.missing) + ". Enable the collector and plan again."))
-        return out
-    out += steps_blocks(p)
-    if p.kind == "ibm64k":
-        return out + ibm64k_blocks(p, source_args, start_script=script)
+    return out
 
+
+def sizing_blocks(p: Plan) -> list:
+    """2. Sizing: the rule with its inputs, the ASO state, and whether the LPAR can afford the pool."""
+    f, c, srv = p.facts, CONFIG, p.facts.server
     assert srv is not None and p.regions is not None and p.pool_after is not None
-    out.append(("h2", "2. Sizing"))
     lpd = srv.large_page_data or "unset"
     segments = (p.regions - c["extraLargePages"]) // c["pagesPerHeapSegment"]
-    out.append(("table", ["input", "value"], [
+    out: list = [("h2", "2. Sizing"), ("table", ["input", "value"], [
         ["server process (most heap segments)", f"{srv.command} (PID {srv.pid}), 16 MB pages now: {srv.mode} "
                                                 f"(LARGE_PAGE_DATA {lpd})"],
         ["processes counted (the server, and every one with LARGE_PAGE_DATA in its environment: children "
@@ -371,7 +388,7 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
         ["the sizing rule (the case study's)", f"{segments:g} x {c['pagesPerHeapSegment']} + "
                                                f"{c['extraLargePages']} = {p.regions} pages"],
         ["lgpg_regions now (boot value)", f"{_n(f.lgpg_regions, 'g')} ({_n(f.lgpg_regions_boot, 'g')})"],
-        ["lgpg_regions after the change", f"{p.pool_after}: {p.pool_after * LARGE / GIB:.1f} GiB pinned"]]))
+        ["lgpg_regions after the change", f"{p.pool_after}: {p.pool_after * LARGE / GIB:.1f} GiB pinned"]])]
     out.append(("p", f"Each heap segment (256 MB) holds {c['pagesPerHeapSegment']} pages of 16 MB; the "
                      f"{c['extraLargePages']} extra pages are the kernel segment's 16 and one segment of growth. Large "
                      "pages are pinned: start here, then bring the pool down to what svmon -G shows in use."))
@@ -388,7 +405,7 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
         ["left for 4 KB pages and the file cache", _gib(max(p.left_bytes, 0.0)) if p.left_bytes is not None else "n/a"],
         [f"margin required (planMinFreeMemoryRatio {c['planMinFreeMemoryRatio']:.0%})", _gib(p.margin_bytes)],
         ["paging space in use", pg]]))
-    assert p.left_bytes is not None and p.margin_bytes is not None and p.headroom is not None
+    assert p.left_bytes is not None and p.margin_bytes is not None
     if p.left_bytes >= p.margin_bytes:
         out.append(("p", "The LPAR can afford the pool: what is left covers the margin. The heap's 4 KB pages "
                          "move into the pool after the restart; the check does not count on that."))
@@ -396,14 +413,21 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
         out.append(("p", "The LPAR cannot afford this pool: pinned 16 MB pages cannot be paged out, so everything "
                          "else would be pushed into paging. Add memory to the LPAR (DLPAR) or move work off it, "
                          "then plan again."))
-    out.append(("h2", "3. Restart pre-flight"))
+    return out
+
+
+def preflight_blocks(p: Plan) -> list:
+    """3. Will the server come up after the restart, with the new pool and with today's?"""
+    c, srv = CONFIG, p.facts.server
+    assert srv is not None and p.headroom is not None
     h = c["mandatoryMinHeadroomPages"]
     pre = (f"With lgpg_regions={p.pool_after} the server comes up on 16 MB pages with {p.headroom} pages to "
            f"spare (at least {h}, one heap segment, are needed): with LARGE_PAGE_DATA=Y and with =M.")
     asks = (f"the {srv.inuse_16m_bytes / LARGE:g} pages of 16 MB it holds now (svmon -P)" if p.on_16m else
             f"its heap in 16 MB pages: every heap segment filled ({srv.heap_segments:g} x {c['pagesPerHeapSegment']}) "
             f"and the kernel segment's {KERNEL_PAGES}")
-    out.append(("p", pre + f" The server comes back asking for {asks}; pages other processes hold stay held."))
+    out: list = [("h2", "3. Restart pre-flight"),
+                 ("p", pre + f" The server comes back asking for {asks}; pages other processes hold stay held.")]
     if p.headroom_now is not None:
         state = outcome(p.headroom_now)
         out.append(("p", f"With today's pool (lgpg_regions={p.pool_now}) a restart would find "
@@ -417,28 +441,36 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
                      f"'comes up' (here: '{p.preflight}') and the alert AixRestartWouldFail routed to someone "
                      "who acts on it: the recording rule aix:restart_preflight:code makes this judgement every "
                      "minute."))
-    if not p.recommended:
-        out.append(("h2", "4. Commands"))
-        out.append(("p", "None: the change is not recommended (" + p.verdict + ")."))
-        return out
-    if p.kind == "resize":
-        out.append(("h2", "4. The change (as root)"))
-        out.append(("p", "The server already runs on 16 MB pages: only the pool grows, no restart is needed. "
-                         "`vmo -L lgpg_regions` shows its TYPE: D (dynamic) applies now where the memory is free."))
-        out.append(("code", "\n".join([
+    return out
+
+
+def resize_blocks(p: Plan) -> list:
+    """4.-6. for a server already on 16 MB pages: only the pool grows, no restart."""
+    return [
+        ("h2", "4. The change (as root)"),
+        ("p", "The server already runs on 16 MB pages: only the pool grows, no restart is needed. "
+              "`vmo -L lgpg_regions` shows its TYPE: D (dynamic) applies now where the memory is free."),
+        ("code", "\n".join([
             "vmo -L lgpg_regions -L lgpg_size                     # before: CUR and BOOT",
             f"vmo -p -o lgpg_regions={p.pool_after} -o lgpg_size={LGPG_SIZE}",
-            "svmon -G | grep 'L   16 MB'                          # the pool: PoolSize " + str(p.pool_after)])))
-        out.append(("h2", "5. Rollback"))
-        out.append(("code", f"vmo -p -o lgpg_regions={p.pool_now} -o lgpg_size={LGPG_SIZE}"))
-        out.append(("h2", "6. Verification"))
-        out.append(("p", f"aix:restart_preflight:code for {f.instance} turns 2 (comes up) and "
-                         "AixRestartWouldFail resolves; aix:large_pages_free:count shows the new free pages."))
-        return out
+            "svmon -G | grep 'L   16 MB'                          # the pool: PoolSize " + str(p.pool_after)])),
+        ("h2", "5. Rollback"),
+        ("code", f"vmo -p -o lgpg_regions={p.pool_now} -o lgpg_size={LGPG_SIZE}"),
+        ("h2", "6. Verification"),
+        ("p", f"aix:restart_preflight:code for {p.facts.instance} turns 2 (comes up) and "
+              "AixRestartWouldFail resolves; aix:large_pages_free:count shows the new free pages."),
+    ]
+
+
+def switch_blocks(p: Plan, source_args: str, user: Optional[str], script: Optional[str]) -> list:
+    """4.-6. for the switch to 16 MB pages: the pool, the user's capabilities, LDR_CNTRL and the
+    restart; the rollback; the report that verifies it."""
+    f, srv = p.facts, p.facts.server
+    assert srv is not None
     who = user or "$u"
     find_user = [] if user else [f"u=$(ps -o user= -p {srv.pid})        # the user {srv.command} runs as"]
     start = script or "the server's start script (rc.dsmserv of the instance, or /usr/tivoli/tsm/server/bin/rc.adsmserv)"
-    out.append(("h2", "4. The change (as root)"))
+    out: list = [("h2", "4. The change (as root)")]
     out.append(("p", "Step 1, the pool: applies now where the memory is free, and at every boot (-p). "
                      "`vmo -L lgpg_regions` shows its TYPE: D (dynamic) needs nothing more; B needs "
                      "`bosboot -a` and a reboot, as in the case study."))
