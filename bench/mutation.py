@@ -39,7 +39,7 @@ EQUIVALENT = os.path.join(ROOT, "bench", "mutation-equivalent.yml")
 AREAS = {
     "parsers": ["parsers/*"], "collectors": ["collectors/*"],
     "importers": ["importers/*", "importers/nmon/*"], "tools": ["tools/*"], "report": ["report/*"],
-    "http": ["web", "webconfig", "purebcrypt"],
+    "http": ["web", "webconfig", "purebcrypt", "landing"],
     "exporter": ["exporter", "commands", "statefile", "logfmt", "cli", "redaction", "domains", "httpclient", "files", "outputs",
                  "sources/*"],
     "config": ["config", "monitoring", "figures"],

@@ -42,7 +42,6 @@ the event loop; bcrypt checks run one at a time in a thread of their own.
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
 import math
 import socket
@@ -50,7 +49,7 @@ import ssl
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import h11
 from prometheus_client.exposition import choose_encoder
@@ -59,37 +58,9 @@ from . import __version__
 
 log = logging.getLogger("aix_exporter")
 
-LANDING = """<!DOCTYPE html>
-<html><head><title>AIX Exporter</title></head>
-<body><h1>AIX Exporter</h1>
-{banner}<p>Prometheus exporter for IBM AIX: CPU, memory and large pages, pin-lock contention, tape throughput, TSM activity log.</p>
-<p>Version {version}, source <code>{source}</code>.</p>
-<ul><li><a href="{path}">Metrics</a></li></ul>
-{collectors}</body></html>
-"""
-
-
-SIMULATED_BANNER = ('<p style="background:#fde68a;border:2px solid #b45309;padding:0.6em;font-weight:bold">'
-                    'SIMULATED DATA: source {source} is the simulator, not a real AIX LPAR. '
-                    'Use --source system on AIX.</p>\n')
-
-
-def landing_page(source: str, telemetry_path: str, collectors: Sequence = ()) -> str:
-    """The landing page: version, the source (with a banner when it is simulated), the metrics
-    link, and each enabled collector's state (Exporter.status())."""
-    src = html.escape(source)
-    banner = SIMULATED_BANNER.format(source=src) if source.startswith("simulate:") else ""
-    rows = []
-    for c in collectors:
-        state = "ok" if c["ok"] else ("failing" if c["ran"] else "not run yet")
-        age = "never" if c["age"] is None else f"{c['age']:.0f} s ago"
-        rows.append(f"<tr><td>{html.escape(c['name'])}</td><td>{c['schedule']}</td><td>{state}</td>"
-                    f"<td>{age}</td><td><code>{html.escape(c['error'])}</code></td></tr>")
-    table = ("<h2>Collectors</h2>\n<table border=\"1\" cellpadding=\"4\"><tr><th>enabled collector</th>"
-             "<th>runs</th><th>state</th><th>last success</th><th>last error</th></tr>\n"
-             + "\n".join(rows) + "\n</table>\n") if rows else ""
-    return LANDING.format(version=__version__, source=src, path=html.escape(telemetry_path), banner=banner,
-                          collectors=table)
+# the landing page is its own module and template (landing.py, templates/landing.html), as
+# exporter-toolkit keeps its landing page apart from the server; re-exported here for callers
+from .landing import landing_page  # noqa: E402,F401
 
 
 DEFAULT_DEADLINE = 9.0   # Prometheus' default scrape timeout is 10 s

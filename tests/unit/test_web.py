@@ -37,6 +37,9 @@ def test_every_limit_and_default_of_the_front_is_the_documented_one():
 
 
 def test_the_landing_page_written_out_whole():
+    from aix_exporter import landing
+    assert web.landing_page is landing.landing_page          # its own module and template (issue 46)
+    assert landing.LANDING.template.startswith("<!DOCTYPE html>") and "${collectors}" in landing.LANDING.template
     collectors = [{"name": "vmstat", "schedule": "every 5 s", "ok": True, "ran": True, "age": 4.6, "error": ""},
                   {"name": "svmon<G>", "schedule": "on scrape", "ok": False, "ran": True, "age": None,
                    "error": "svmon -G: exit status 1 & <not privileged>"},
