@@ -269,7 +269,10 @@ def reused_vs_fresh(kind, port, proc):
     return f"p50 {sorted(lat)[10] * 1e3:.1f} ms reused, {fresh * 1e3:.1f} ms fresh"
 
 
-def round2():
+def _setup(prefix):
+    """A directory with a self-signed certificate, tls.yml and auth.yml (user prometheus, password
+    s3cret), the matching Authorization header and a client TLS context that trusts anything;
+    the open-file limit raised for the connection floods."""
     import resource
     import ssl
     import subprocess
@@ -277,7 +280,7 @@ def round2():
     import bcrypt
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
-    d = tempfile.mkdtemp(prefix="aix-exporter-hostile-")
+    d = tempfile.mkdtemp(prefix=prefix)
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{d}/k.pem", "-out",
                     f"{d}/c.pem", "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
     with open(f"{d}/tls.yml", "w") as fh:
@@ -287,6 +290,11 @@ def round2():
     ok = {"Authorization": "Basic " + base64.b64encode(b"prometheus:s3cret").decode()}
     tls = ssl.create_default_context()
     tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
+    return d, ok, tls
+
+
+def round2():
+    d, ok, tls = _setup("aix-exporter-hostile-")
     attacks = [
         ("1,030 idle keep-alive connections, then 47 probes", None, keep_alive_exhaustion, ()),
         ("200 clients guessing passwords, 21 legitimate scrapes", f"{d}/auth.yml", password_flood, (ok,)),
@@ -393,23 +401,7 @@ def tls_churn(kind, port, proc, tls, log=None):
 
 
 def round3():
-    import resource
-    import ssl
-    import subprocess
-    import tempfile
-    import bcrypt
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
-    d = tempfile.mkdtemp(prefix="aix-exporter-hostile3-")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{d}/k.pem", "-out",
-                    f"{d}/c.pem", "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
-    with open(f"{d}/tls.yml", "w") as fh:
-        fh.write(f"tls_server_config:\n  cert_file: {d}/c.pem\n  key_file: {d}/k.pem\n")
-    with open(f"{d}/auth.yml", "w") as fh:
-        fh.write(f"basic_auth_users:\n  prometheus: '{bcrypt.hashpw(b's3cret', bcrypt.gensalt(10)).decode()}'\n")
-    ok = {"Authorization": "Basic " + base64.b64encode(b"prometheus:s3cret").decode()}
-    tls = ssl.create_default_context()
-    tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
+    d, ok, tls = _setup("aix-exporter-hostile3-")
     print("| attack (round 3) | aix_exporter | node_exporter 1.5 |\n|---|---|---|")
     row = []
     for kind in ("aix_exporter", "node_exporter"):   # attack 1: a fresh server for each of 10 first scrapes

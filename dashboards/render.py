@@ -134,14 +134,21 @@ def failed_marker(cache: str) -> str:
     return cache.rstrip("/") + ".failed"
 
 
-def wait_for_build(cache: str | None = None) -> Tools:
-    """The cache as a build running elsewhere (tests/run.sh starts one in the background) leaves
-    it: waits for its lock, then the tools, or RuntimeError with the reason the build failed."""
+@contextlib.contextmanager
+def _locked(cache: str | None):
+    """The cache's tools, held under the exclusive lock beside it (one build at a time)."""
     import fcntl
     tools = Tools(cache or cache_dir())
     os.makedirs(os.path.dirname(tools.cache), exist_ok=True)
     with open(tools.cache.rstrip("/") + ".lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        yield tools
+
+
+def wait_for_build(cache: str | None = None) -> Tools:
+    """The cache as a build running elsewhere (tests/run.sh starts one in the background) leaves
+    it: waits for its lock, then the tools, or RuntimeError with the reason the build failed."""
+    with _locked(cache) as tools:
         if tools.ready():
             return tools
         try:
@@ -155,11 +162,7 @@ def build(cache: str | None = None, log=print) -> Tools:
     """Perses, percli and the plugins in ``cache``, built once (what is there is reused). One
     build at a time (an exclusive lock beside the cache: two test runs at once used to corrupt
     it); a failed build leaves its reason in ``failed_marker`` for the render test to say."""
-    import fcntl
-    tools = Tools(cache or cache_dir())
-    os.makedirs(os.path.dirname(tools.cache), exist_ok=True)
-    with open(tools.cache.rstrip("/") + ".lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _locked(cache) as tools:
         if tools.ready():
             return tools
         try:
