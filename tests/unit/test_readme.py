@@ -60,3 +60,20 @@ def test_nmon_mapping_table_is_the_importers():
     block = readme.split("<!-- nmon:start -->\n", 1)[1].split("<!-- nmon:end -->", 1)[0]
     assert block == nmon.IMPORTER.mapping_table(), "README nmon table is stale: regenerate it from importers/nmon/mapping.py"
     assert "| `MEMPAGES16MB` numframes | `aix_memory_page_pool_size_bytes` |" in block
+
+
+def test_layout_names_every_folder():
+    """The README's Layout block names every package folder and every test and top-level folder,
+    so a folder added without its line fails here (issue 46: the section had gone stale)."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## Layout\n\n```text\n", 1)[1].split("```", 1)[0]
+    named = set(block.replace("/", " ").replace(",", " ").replace("(", " ").replace(")", " ").split())
+    package = ROOT / "exporter" / "aix_exporter"
+    folders = {p.name for p in package.iterdir() if p.is_dir() and not p.name.startswith("__")}
+    folders |= {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and not p.name.startswith(("__", "."))}
+    folders |= {p.name for p in (ROOT / "deploy").iterdir() if p.is_dir()}
+    folders |= {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))}
+    ignored = {ln.strip().strip("/") for ln in (ROOT / ".gitignore").read_text().splitlines()}
+    folders -= ignored   # what builds and the demo leave behind (build, dist, demo-data)
+    assert "templates" in folders and "importers" in folders
+    assert sorted(folders - named) == []
