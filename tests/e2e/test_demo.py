@@ -55,10 +55,18 @@ def test_demo_tells_one_story(tmp_path):
         report = subprocess.run([os.path.join(sys.prefix, "bin", "aix-exporter"), "report", "--prometheus",
                                  f"http://127.0.0.1:{demo.prom}", "--instance", "tsmsrv01:10990", "--auto",
                                  "--out", str(tmp_path / "report.html")], capture_output=True, text=True, timeout=300)
+        # the README's census command, as typed but for the port: both LPARs, the one down first
+        census = subprocess.run([os.path.join(sys.prefix, "bin", "aix-exporter"), "report", "--prometheus",
+                                 f"http://127.0.0.1:{demo.prom}", "--census", "--window", "24h", "--selector",
+                                 'job=~"aix|demo-fast"', "--out", str(tmp_path / "census.md")],
+                                capture_output=True, text=True, timeout=300)
     finally:
         left = demo.stop()
     assert problems == []
     assert report.returncode == 0, report.stderr
+    assert census.returncode == 0, census.stderr
+    assert "2 LPARs; worst: tsmsrv02:10990 (down after ANR0358E)" in census.stdout, census.stdout
+    assert "tsmsrv01:10990" in (tmp_path / "census.md").read_text()
     assert re.search(r"Tape throughput went from 13\d\.\d to 3[67]\d\.\d MiB/s \(2\.7\dx\)", report.stdout), report.stdout
     assert ("tsmsrv02:10990", "AixMandatoryLargePagesAtRisk", "firing") in soak.seen
     assert ("tsmsrv02:10990", "AixRestartWouldFail", "firing") in soak.seen
