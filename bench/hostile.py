@@ -305,21 +305,28 @@ def round2():
     ]
     print("| attack | aix_exporter | node_exporter 1.5 |\n|---|---|---|")
     for title, web_yml, fn, extra in attacks:
-        row = []
-        for kind in ("aix_exporter", "node_exporter"):
-            if kind == "node_exporter" and not os.path.exists(NODE):
-                row.append("(not installed)")
-                continue
-            port = free_port()
-            proc = _server(kind, port, web_yml)
-            try:
-                if fn is password_flood:   # the right password checked once before the flood, as Prometheus' is
-                    _probe(port, ok)
-                row.append(fn(kind, port, proc, *extra))
-            finally:
-                proc.terminate()
-                proc.wait(10)
-        print(f"| {title} | {row[0]} | {row[1]} |", flush=True)
+        # password_flood: the right password checked once before the flood, as Prometheus' is
+        _table_row(title, web_yml, fn, extra, first=ok if fn is password_flood else None)
+
+
+def _table_row(title, web_yml, fn, extra, first=None):
+    """One attack against a fresh aix_exporter and a fresh node_exporter, printed as a table row;
+    ``first``: headers of one probe sent before the attack."""
+    row = []
+    for kind in ("aix_exporter", "node_exporter"):
+        if kind == "node_exporter" and not os.path.exists(NODE):
+            row.append("(not installed)")
+            continue
+        port = free_port()
+        proc = _server(kind, port, web_yml)
+        try:
+            if first is not None:
+                _probe(port, first)
+            row.append(fn(kind, port, proc, *extra))
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    print(f"| {title} | {row[0]} | {row[1]} |", flush=True)
 
 
 # -- round 3 (issue 45): beside node_exporter -------------------------------------------------
@@ -423,19 +430,7 @@ def round3():
     for title, web_yml, fn, extra in (("1,030 connections sending POST bodies a byte every 5 s", None, slow_bodies, ()),
                                       ("1,000 clients reconnecting with stalled TLS handshakes", f"{d}/tls.yml",
                                        tls_churn, (tls,))):
-        row = []
-        for kind in ("aix_exporter", "node_exporter"):
-            if kind == "node_exporter" and not os.path.exists(NODE):
-                row.append("(not installed)")
-                continue
-            port = free_port()
-            proc = _server(kind, port, web_yml)
-            try:
-                row.append(fn(kind, port, proc, *extra))
-            finally:
-                proc.terminate()
-                proc.wait(10)
-        print(f"| {title} | {row[0]} | {row[1]} |", flush=True)
+        _table_row(title, web_yml, fn, extra)
 
 
 if __name__ == "__main__":
