@@ -4,6 +4,7 @@ that fails leaves no file, and a half-written one never stands under the name as
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 
 
@@ -20,6 +21,17 @@ def check(path: str) -> None:
         raise OutputError(f"{parent} does not exist: make it first, or give another --out")
     if not os.access(parent, os.W_OK):
         raise OutputError(f"{parent} is not writable by this user")
+
+
+def refused(prog: str, flag: str, path: str) -> bool:
+    """True after saying on stderr, in one line, why ``path`` cannot take what ``prog`` writes
+    (``aix-exporter PROG: FLAG why``); False when it can."""
+    try:
+        check(path)
+    except OutputError as e:
+        print(f"aix-exporter {prog}: {flag} {e}", file=sys.stderr)
+        return True
+    return False
 
 
 def temporary(path: str) -> str:

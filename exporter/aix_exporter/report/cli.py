@@ -150,10 +150,7 @@ def main(argv) -> int:  # noqa: C901 (issue 46: too complex today, must not grow
         args.zone = zone(args.tz)
     except ReportError as e:
         p.error(str(e))
-    try:   # before any query: a report that cannot be written is said at once, not after its queries
-        outputs.check(args.out)
-    except outputs.OutputError as e:
-        print(f"aix-exporter report: --out {e}", file=sys.stderr)
+    if outputs.refused("report", "--out", args.out):   # before any query, not after them
         return 1
     tty = sys.stderr.isatty()
 
@@ -240,11 +237,7 @@ def plan_main(argv) -> int:
         args.zone = zone(args.tz)
     except ReportError as e:
         p.error(str(e))
-    try:
-        if args.out:
-            outputs.check(args.out)
-    except outputs.OutputError as e:
-        print(f"aix-exporter plan: --out {e}", file=sys.stderr)
+    if args.out and outputs.refused("plan", "--out", args.out):
         return 1
     try:
         with _source(args) as (prom, _, last):
