@@ -295,141 +295,7 @@ class Server:
                 return
             finally:
                 self._handshaking.pop(transport, None)
-        writer.transport.set_write_buffer_limits(high=0)   # drain() waits until the client took it all
-        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEADER_BYTES)
-        first = True
-        received = [0]   # bytes of the head being received on this connection
-        try:
-            while not self._stopping.is_set():
-                self._idle[transport] = None   # waiting for a head: the first to make room when full
-                try:
-                    event = await asyncio.wait_for(self._next_event(conn, reader, received),
-                                                   self.header_timeout if first else self.idle_timeout)
-                except asyncio.TimeoutError:
-                    if first or conn.their_state is not h11.IDLE:
-                        await self._error(conn, writer, 408, b"request head not received in time\n")
-                    return
-                finally:
-                    self._idle.pop(transport, None)
-                    self._head_bytes -= received[0]
-                    received[0] = 0
-                if isinstance(event, _Refused):
-                    await self._error(conn, writer, event.status, event.body)
-                    return
-                if isinstance(event, h11.ConnectionClosed):
-                    return
-                if not isinstance(event, h11.Request):
-                    return
-                first = False
-                self._answering += 1   # a shutdown waits for its response, up to drain_seconds
-                try:
-                    if not await self._answer(conn, reader, writer, event):
-                        return
-                finally:
-                    self._answering -= 1
-                if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
-                    return
-                conn.start_next_cycle()
-        except (ConnectionError, OSError, h11.LocalProtocolError, asyncio.IncompleteReadError):
-            return
-        finally:
-            self._release(transport)
-            if writer.transport.get_write_buffer_size():
-                writer.transport.abort()
-            else:
-                writer.close()
-
-    async def _answer(self, conn, reader, writer, event: h11.Request) -> bool:
-        """Respond to one request, head and body in one write, taken by the client within
-        write_timeout; False when the connection must end (a body over the limit, a client
-        that does not read)."""
-        # a GET has no body; anything else is drained (whole within header_timeout, up to the
-        # header limit), then refused; while it arrives the connection counts as idle: a body
-        # sent a byte at a time is the first to make room when the server is full
-        status, ctype, body, extra = await self._respond(event)
-        self._idle[writer.transport] = None
-        try:
-            if not await self._drain_body(conn, reader):
-                return False   # the body was not read to its end: no answer, the connection ends
-        finally:
-            self._idle.pop(writer.transport, None)
-        headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
-                   (b"Server", SERVER)] + extra
-        if status == 401:
-            headers.append((b"Connection", b"close"))
-        out = conn.send(h11.Response(status_code=status, headers=headers))
-        if event.method != b"HEAD":
-            out += conn.send(h11.Data(data=body))
-        out += conn.send(h11.EndOfMessage())
-        writer.write(out)   # head and body in one write: no wait for a delayed ACK between them
-        try:
-            await asyncio.wait_for(writer.drain(), self.write_timeout)
-        except asyncio.TimeoutError:
-            writer.transport.abort()   # a client that does not read its response
-            return False               # (aborted: the connection ends either way)
-        return True
-
-    async def _next_event(self, conn, reader, received=None):
-        """The next h11 event, or _Refused for a request that gets an error and a close (a
-        head that is malformed or too large; with ``received``, head bytes past the budget of
-        all connections together, MAX_TOTAL_HEAD_BYTES). Returned, not raised: an exception
-        through wait_for makes a reference cycle that keeps this connection's buffers (up to
-        1 MB) until the garbage collector's next full pass (1,000 large heads kept 300 MB)."""
-        # h11 bounds only a head still incomplete: one that arrives whole in the read that
-        # crosses the limit would pass, so a head's own length is checked once it is in
-        buffered = len(conn.trailing_data[0])   # bytes h11 holds already (a pipelined head)
-        while True:
-            try:
-                event = conn.next_event()
-            except h11.RemoteProtocolError as e:
-                status = e.error_status_hint or 400
-                return _Refused(status, HEAD_TOO_LARGE if status == 431 else b"bad request\n")
-            if received is not None and isinstance(event, h11.Request) and (
-                    buffered + received[0] - len(conn.trailing_data[0]) > MAX_HEADER_BYTES):
-                return _Refused(431, HEAD_TOO_LARGE)
-            if event is h11.NEED_DATA:
-                data = await reader.read(65536)
-                if received is not None:
-                    received[0] += len(data)
-                    self._head_bytes += len(data)
-                    if self._head_bytes > MAX_TOTAL_HEAD_BYTES:
-                        return _Refused(503, b"too many request heads in progress\n")
-                conn.receive_data(data)   # b"" means the peer closed
-                continue
-            return event
-
-    async def _drain_body(self, conn, reader) -> bool:
-        """Read a request body to its end, whole within header_timeout (not per piece: a body
-        sent a byte at a time ends there) and at most MAX_HEADER_BYTES; False otherwise."""
-        total = 0
-        deadline = time.monotonic() + self.header_timeout
-        while True:
-            try:
-                event = await asyncio.wait_for(self._next_event(conn, reader),
-                                               max(0.0, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
-                return False
-            if isinstance(event, (_Refused, h11.ConnectionClosed)):   # a body cut short is a _Refused
-                return False
-            if isinstance(event, h11.EndOfMessage):
-                return True
-            if isinstance(event, h11.Data):
-                total += len(event.data)
-                if total > MAX_HEADER_BYTES:
-                    return False
-
-    async def _error(self, conn, writer, status: int, body: bytes):
-        if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
-            return
-        try:
-            writer.write(conn.send(h11.Response(status_code=status, headers=[
-                (b"Content-Type", b"text/plain; charset=utf-8"), (b"Content-Length", str(len(body)).encode()),
-                (b"Connection", b"close"), (b"Server", SERVER)])))
-            writer.write(conn.send(h11.Data(data=body)))
-            writer.write(conn.send(h11.EndOfMessage()))
-            await asyncio.wait_for(writer.drain(), ERROR_WRITE_TIMEOUT)
-        except (h11.LocalProtocolError, ConnectionError, OSError, asyncio.TimeoutError):
-            pass
+        await Connection(self, reader, writer, transport).run()
 
     # -- requests ------------------------------------------------------------
     async def _respond(self, req: h11.Request):
@@ -529,6 +395,158 @@ class Server:
                         other.set_result(ok)
                 self._auth_stack[:] = [w for w in self._auth_stack if not w[0].done()]
             self._auth_wakeup.clear()
+
+
+class Connection:
+    """One client connection: the h11 state machine and its read/answer loop (request heads
+    within header_timeout, keep-alive within idle_timeout, bodies drained and bounded, each
+    response taken by the client within write_timeout). The Server keeps the lifecycle, the
+    admission (how many connections, heads and bytes at once) and the routing (_respond)."""
+
+    def __init__(self, server: "Server", reader: asyncio.StreamReader, writer: asyncio.StreamWriter, transport):
+        self.server, self.reader, self.writer, self.transport = server, reader, writer, transport
+        writer.transport.set_write_buffer_limits(high=0)   # drain() waits until the client took it all
+        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEADER_BYTES)
+
+    async def run(self):
+        server, conn, writer, transport = self.server, self.conn, self.writer, self.transport
+        assert server._stopping is not None
+        first = True
+        received = [0]   # bytes of the head being received on this connection
+        try:
+            while not server._stopping.is_set():
+                server._idle[transport] = None   # waiting for a head: the first to make room when full
+                try:
+                    event = await asyncio.wait_for(self.next_event(received),
+                                                   server.header_timeout if first else server.idle_timeout)
+                except asyncio.TimeoutError:
+                    if first or conn.their_state is not h11.IDLE:
+                        await self.error(408, b"request head not received in time\n")
+                    return
+                finally:
+                    server._idle.pop(transport, None)
+                    server._head_bytes -= received[0]
+                    received[0] = 0
+                if isinstance(event, _Refused):
+                    await self.error(event.status, event.body)
+                    return
+                if isinstance(event, h11.ConnectionClosed):
+                    return
+                if not isinstance(event, h11.Request):
+                    return
+                first = False
+                server._answering += 1   # a shutdown waits for its response, up to drain_seconds
+                try:
+                    if not await self.answer(event):
+                        return
+                finally:
+                    server._answering -= 1
+                if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
+                    return
+                conn.start_next_cycle()
+        except (ConnectionError, OSError, h11.LocalProtocolError, asyncio.IncompleteReadError):
+            return
+        finally:
+            server._release(transport)
+            if writer.transport.get_write_buffer_size():
+                writer.transport.abort()
+            else:
+                writer.close()
+
+    async def answer(self, event: h11.Request) -> bool:
+        """Respond to one request, head and body in one write, taken by the client within
+        write_timeout; False when the connection must end (a body over the limit, a client
+        that does not read)."""
+        # a GET has no body; anything else is drained (whole within header_timeout, up to the
+        # header limit), then refused; while it arrives the connection counts as idle: a body
+        # sent a byte at a time is the first to make room when the server is full
+        conn, writer = self.conn, self.writer
+        status, ctype, body, extra = await self.server._respond(event)
+        self.server._idle[writer.transport] = None
+        try:
+            if not await self.drain_body():
+                return False   # the body was not read to its end: no answer, the connection ends
+        finally:
+            self.server._idle.pop(writer.transport, None)
+        headers = [(b"Content-Type", ctype), (b"Content-Length", str(len(body)).encode()),
+                   (b"Server", SERVER)] + extra
+        if status == 401:
+            headers.append((b"Connection", b"close"))
+        out = conn.send(h11.Response(status_code=status, headers=headers))
+        if event.method != b"HEAD":
+            out += conn.send(h11.Data(data=body))
+        out += conn.send(h11.EndOfMessage())
+        writer.write(out)   # head and body in one write: no wait for a delayed ACK between them
+        try:
+            await asyncio.wait_for(writer.drain(), self.server.write_timeout)
+        except asyncio.TimeoutError:
+            writer.transport.abort()   # a client that does not read its response
+            return False               # (aborted: the connection ends either way)
+        return True
+
+    async def next_event(self, received=None):
+        """The next h11 event, or _Refused for a request that gets an error and a close (a
+        head that is malformed or too large; with ``received``, head bytes past the budget of
+        all connections together, MAX_TOTAL_HEAD_BYTES). Returned, not raised: an exception
+        through wait_for makes a reference cycle that keeps this connection's buffers (up to
+        1 MB) until the garbage collector's next full pass (1,000 large heads kept 300 MB)."""
+        # h11 bounds only a head still incomplete: one that arrives whole in the read that
+        # crosses the limit would pass, so a head's own length is checked once it is in
+        conn, reader = self.conn, self.reader
+        buffered = len(conn.trailing_data[0])   # bytes h11 holds already (a pipelined head)
+        while True:
+            try:
+                event = conn.next_event()
+            except h11.RemoteProtocolError as e:
+                status = e.error_status_hint or 400
+                return _Refused(status, HEAD_TOO_LARGE if status == 431 else b"bad request\n")
+            if received is not None and isinstance(event, h11.Request) and (
+                    buffered + received[0] - len(conn.trailing_data[0]) > MAX_HEADER_BYTES):
+                return _Refused(431, HEAD_TOO_LARGE)
+            if event is h11.NEED_DATA:
+                data = await reader.read(65536)
+                if received is not None:
+                    received[0] += len(data)
+                    self.server._head_bytes += len(data)
+                    if self.server._head_bytes > MAX_TOTAL_HEAD_BYTES:
+                        return _Refused(503, b"too many request heads in progress\n")
+                conn.receive_data(data)   # b"" means the peer closed
+                continue
+            return event
+
+    async def drain_body(self) -> bool:
+        """Read a request body to its end, whole within header_timeout (not per piece: a body
+        sent a byte at a time ends there) and at most MAX_HEADER_BYTES; False otherwise."""
+        total = 0
+        deadline = time.monotonic() + self.server.header_timeout
+        while True:
+            try:
+                event = await asyncio.wait_for(self.next_event(),
+                                               max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                return False
+            if isinstance(event, (_Refused, h11.ConnectionClosed)):   # a body cut short is a _Refused
+                return False
+            if isinstance(event, h11.EndOfMessage):
+                return True
+            if isinstance(event, h11.Data):
+                total += len(event.data)
+                if total > MAX_HEADER_BYTES:
+                    return False
+
+    async def error(self, status: int, body: bytes):
+        conn, writer = self.conn, self.writer
+        if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        try:
+            writer.write(conn.send(h11.Response(status_code=status, headers=[
+                (b"Content-Type", b"text/plain; charset=utf-8"), (b"Content-Length", str(len(body)).encode()),
+                (b"Connection", b"close"), (b"Server", SERVER)])))
+            writer.write(conn.send(h11.Data(data=body)))
+            writer.write(conn.send(h11.EndOfMessage()))
+            await asyncio.wait_for(writer.drain(), ERROR_WRITE_TIMEOUT)
+        except (h11.LocalProtocolError, ConnectionError, OSError, asyncio.TimeoutError):
+            pass
 
 
 class _Refused:
