@@ -145,11 +145,10 @@ def dashboard_queries(lpar_name, days):
 
 
 def get(url, path, params):
-    with urllib.request.urlopen(f"{url}{path}?{urllib.parse.urlencode(params)}", timeout=120) as r:
-        body = json.load(r)
-    if body["status"] != "success":
-        raise RuntimeError(body)
-    return body["data"]["result"]
+    """An instant query's result through the exporter's query client (promapi)."""
+    from aix_exporter.promapi import Prometheus
+    assert path == "/api/v1/query", path
+    return Prometheus(url, timeout=120).result(params["query"], float(params["time"]))
 
 
 def pct(values, p):

@@ -98,9 +98,8 @@ class Demo:
         raise RuntimeError("the demo ended before its banner:\n" + "".join(self.banner))
 
     def query(self, expr, at=None):
-        q = {"query": expr, **({"time": str(at)} if at else {})}
-        _, body = get(f"http://127.0.0.1:{self.prom}/api/v1/query?{urllib.parse.urlencode(q)}")
-        return json.loads(body)["data"]["result"]
+        from aix_exporter.promapi import Prometheus
+        return Prometheus(f"http://127.0.0.1:{self.prom}").result(expr, at or None)
 
     def alerts(self):
         _, body = get(f"http://127.0.0.1:{self.prom}/api/v1/alerts")

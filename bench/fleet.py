@@ -180,15 +180,15 @@ def du_mb(path):
 
 def timed_query(url, expr, at, repeat=3):
     """Median seconds of an instant query (after one warm-up), and its number of series."""
-    q = urllib.parse.urlencode({"query": expr, "time": f"{at:.3f}"})
-    body = json.loads(get(f"{url}/api/v1/query?{q}"))
-    assert body["status"] == "success", body
+    from aix_exporter.promapi import Prometheus
+    prom = Prometheus(url, timeout=300)
+    result = prom.result(expr, at)
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
-        get(f"{url}/api/v1/query?{q}")
+        prom.result(expr, at)
         times.append(time.perf_counter() - t)
-    return statistics.median(times), len(body["data"]["result"])
+    return statistics.median(times), len(result)
 
 
 def measure(url, end, days, lpars):

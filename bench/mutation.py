@@ -40,8 +40,9 @@ AREAS = {
     "parsers": ["parsers/*"], "collectors": ["collectors/*"],
     "importers": ["importers/*", "importers/nmon/*"], "tools": ["tools/*"], "report": ["report/*"],
     "http": ["web", "webconfig", "purebcrypt", "landing"],
-    "exporter": ["exporter", "commands", "statefile", "logfmt", "cli", "redaction", "domains", "httpclient", "files", "outputs",
-                 "sources/*"],
+    "exporter": ["exporter", "commands", "statefile", "logfmt", "redaction", "domains", "httpclient", "files", "outputs",
+                 "errors", "promapi", "sources/*"],
+    "cli": ["cli/__init__", "cli/*"],
     "config": ["config", "monitoring", "figures"],
 }
 
@@ -52,7 +53,7 @@ def area_modules(area):
         if pattern.endswith("/*"):
             pkg = pattern[:-2]
             out += [f"{pkg}/{n[:-3]}" for n in sorted(os.listdir(os.path.join(PKG, pkg)))
-                    if n.endswith(".py") and n != "__init__.py"]
+                    if n.endswith(".py") and n not in ("__init__.py", "__main__.py")]
         else:
             out.append(pattern)
     return out
@@ -82,7 +83,10 @@ E2E_TESTS = {"web": ["tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"],
 # Tests that reach a module through the command line rather than an import: every --help text
 # against its reviewed copy (tests/golden/help) for the modules that define a command's options
 HELP = "tests/unit/test_cli_help.py"
-ALSO_TESTS = {"tools/importing": [HELP], "tools/simulate": [HELP], "report/cli": [HELP], "cli": [HELP]}
+WRONG = "tests/unit/test_wrong_inputs.py"
+ALSO_TESTS = {"errors": [WRONG], "tools/importing": [HELP], "tools/simulate": [HELP],
+              "cli/__init__": [HELP, WRONG, "tests/unit/test_cli_table.py"],
+              **{f"cli/{m}": [HELP, WRONG] for m in ("serve", "simulate", "import_", "report", "plan", "_options")}}
 # Tests a module's test files hold that cannot see the module and cost a minute a mutant: the
 # report's figures are imported by test_alert_rules, whose promtool run checks only the rules
 DESELECT = {"report/compare": ["tests/unit/test_alert_rules.py::test_promtool_check_and_test_rules"]}

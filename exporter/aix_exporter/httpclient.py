@@ -17,11 +17,13 @@ import time
 import urllib.parse
 from typing import Optional
 
+from .errors import CommandError
+
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_BYTES = 256 << 20
 
 
-class HTTPClientError(RuntimeError):
+class HTTPClientError(CommandError, RuntimeError):
     """One line for the user, ``URL: reason``: what went wrong with which URL (shown without
     its userinfo). A non-2xx answer carries its status and the start of its body."""
 

@@ -4,39 +4,30 @@ that fails leaves no file, and a half-written one never stands under the name as
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 
+from .errors import CommandError
 
-class OutputError(ValueError):
+
+class OutputError(CommandError, ValueError):
     """One line for the user: why the output cannot be written there."""
 
 
-def check(path: str) -> None:
-    """OutputError when ``path`` cannot take a file: a directory, or a directory that is missing."""
+def check(path: str, flag: str = "--out") -> None:
+    """OutputError when ``path`` cannot take a file: a directory, or a directory that is missing.
+    Its message names the option (``--out x: ...``), as the command line says it."""
     if os.path.isdir(path):
-        raise OutputError(f"{path} is a directory: give a file name")
+        raise OutputError(f"{flag} {path} is a directory: give a file name")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
-        raise OutputError(f"{parent} does not exist: make it first, or give another --out")
+        raise OutputError(f"{flag} {parent} does not exist: make it first, or give another {flag}")
     if not os.access(parent, os.W_OK):
-        raise OutputError(f"{parent} is not writable by this user")
+        raise OutputError(f"{flag} {parent} is not writable by this user")
 
 
-def refused(prog: str, flag: str, path: str) -> bool:
-    """True after saying on stderr, in one line, why ``path`` cannot take what ``prog`` writes
-    (``aix-exporter PROG: FLAG why``); False when it can."""
-    try:
-        check(path)
-    except OutputError as e:
-        print(f"aix-exporter {prog}: {flag} {e}", file=sys.stderr)
-        return True
-    return False
-
-
-def temporary(path: str) -> str:
+def temporary(path: str, flag: str = "--out") -> str:
     """A new, empty temporary file beside ``path`` (its name hidden), for a writer to fill."""
-    check(path)
+    check(path, flag)
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
                                prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     os.close(fd)
@@ -56,9 +47,9 @@ def discard(tmp: str) -> None:
         pass
 
 
-def write_text(path: str, text: str) -> None:
+def write_text(path: str, text: str, flag: str = "--out") -> None:
     """``text`` into ``path`` whole, or nothing there (OutputError before any write)."""
-    tmp = temporary(path)
+    tmp = temporary(path, flag)
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)

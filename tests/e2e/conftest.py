@@ -1,6 +1,5 @@
 """Real Prometheus for end-to-end tests: started on a free loopback port, polled
 for readiness, stopped by PID."""
-import json
 import os
 import subprocess
 import sys
@@ -17,24 +16,18 @@ HISTORY_END = None
 
 
 class Prom:
+    """A Prometheus the tests started, asked through the exporter's own query client (promapi)."""
+
     def __init__(self, url, proc):
+        from aix_exporter.promapi import Prometheus
         self.url, self.proc = url, proc
+        self.api = Prometheus(url, timeout=60)
 
     def query(self, expr, at=None):
-        q = {"query": expr}
-        if at is not None:
-            q["time"] = f"{at:.3f}"
-        with urllib.request.urlopen(f"{self.url}/api/v1/query?{urllib.parse.urlencode(q)}", timeout=30) as r:
-            body = json.load(r)
-        assert body["status"] == "success", body
-        return body["data"]["result"]
+        return self.api.result(expr, at)
 
     def query_range(self, expr, start, end, step):
-        q = {"query": expr, "start": f"{start:.0f}", "end": f"{end:.0f}", "step": str(step)}
-        with urllib.request.urlopen(f"{self.url}/api/v1/query_range?{urllib.parse.urlencode(q)}", timeout=60) as r:
-            body = json.load(r)
-        assert body["status"] == "success", body
-        return body["data"]["result"]
+        return self.api.range(expr, start, end, step)
 
     def scalar(self, expr, at=None):
         res = self.query(expr, at)

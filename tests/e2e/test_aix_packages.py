@@ -110,7 +110,7 @@ def test_checksums_cover_every_artifact(dist):
 def test_rpm_files_config_and_requirements(dist):
     files = rpm("-qpl", str(dist["rpm"])).split()
     for path in ("/opt/aix_exporter/bin/aix-exporter", "/opt/aix_exporter/share/src-setup.sh", "/etc/aix_exporter.yml",
-                 "/opt/aix_exporter/lib/__main__.py", "/opt/aix_exporter/lib/aix_exporter/cli.py",
+                 "/opt/aix_exporter/lib/__main__.py", "/opt/aix_exporter/lib/aix_exporter/cli/__init__.py",
                  "/opt/aix_exporter/lib/prometheus_client/__init__.py", "/opt/aix_exporter/lib/yaml/__init__.py",
                  "/opt/aix_exporter/lib/h11/__init__.py"):
         assert path in files, path
@@ -120,7 +120,7 @@ def test_rpm_files_config_and_requirements(dist):
     # %config(noreplace): the file flags of the config carry RPMFILE_CONFIG (1) and RPMFILE_NOREPLACE (16)
     flags = dict(line.split() for line in rpm("-qp", "--qf", "[%{FILENAMES} %{FILEFLAGS}\n]", str(dist["rpm"])).splitlines())
     assert int(flags["/etc/aix_exporter.yml"]) & 17 == 17
-    assert int(flags["/opt/aix_exporter/lib/aix_exporter/cli.py"]) & 1 == 0
+    assert int(flags["/opt/aix_exporter/lib/aix_exporter/cli/__init__.py"]) & 1 == 0
     requires = rpm("-qpR", str(dist["rpm"])).splitlines()
     assert "python3 >= 3.9" in requires and not [r for r in requires if r.startswith(("python(abi)", "python3dist"))]
     assert rpm("-qp", "--qf", "%{ARCH} %{PAYLOADCOMPRESSOR}", str(dist["rpm"])) == "noarch gzip"
@@ -171,7 +171,7 @@ def test_rpm_upgrade_keeps_the_edited_config_and_the_state_file(dist, signed_dis
         f"aix_exporter-{dist['version']}-2.noarch"
     assert config.read_text().endswith("# edited by the admin\n") and not list(root.glob("etc/*.rpmnew"))
     assert state.read_text() == '{"offset": 4096}'
-    assert (root / "opt" / "aix_exporter" / "lib" / "aix_exporter" / "cli.py").exists()
+    assert (root / "opt" / "aix_exporter" / "lib" / "aix_exporter" / "cli" / "__init__.py").exists()
 
 
 def test_rpm_installs_into_a_scratch_root(dist, tmp_path):

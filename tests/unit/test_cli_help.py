@@ -7,6 +7,7 @@ import re
 import pytest
 
 from aix_exporter import cli
+from aix_exporter.cli import serve
 from tests.conftest import ROOT
 
 SUBCOMMANDS = {   # argv -> the options its parser accepts, found by asking argparse itself
@@ -42,7 +43,7 @@ def test_help_names_only_options_that_exist(name):
     assert code == 0 and text.startswith("usage: ")
     accepted = usage_options(text) | {"--help"}
     if name == "":   # the exporter's own parser (its --no-collector.NAME are not in the usage)
-        accepted |= set(cli.build_parser()._option_string_actions)   # the epilog shows the subcommands with their own options
+        accepted |= set(serve.build_parser()._option_string_actions)   # the epilog shows the subcommands with their own options
         for sub in ("report", "import nmon", "simulate"):
             accepted |= usage_options(help_of(SUBCOMMANDS[sub])[1])
         accepted |= {"--collector.NAME", "--no-collector.NAME"}   # the epilog's pattern for them
@@ -59,16 +60,16 @@ def test_import_help_lists_the_formats_and_exits_0():
 
 def test_report_format_follows_the_out_files_extension(monkeypatch):
     """Issue 30: --format is inferred from --out (x.csv is CSV) unless given."""
-    from aix_exporter.report import cli
+    from aix_exporter.cli import report
     seen = {}
 
     def fake_compare(args, prom, end, lookback, progress):
         seen["format"] = args.format
-        raise cli.ReportError("stop here")
-    monkeypatch.setattr(cli, "_compare", fake_compare)
+        raise report.ReportError("stop here")
+    monkeypatch.setattr(report, "_compare", fake_compare)
     for out, extra, want in (("r.csv", [], "csv"), ("r.md", [], "markdown"), ("r.HTML", [], "html"),
                              ("report", [], "html"), ("r.csv", ["--format", "markdown"], "markdown")):
-        assert cli.main(["--prometheus", "http://127.0.0.1:9", "--instance", "a:1", "--auto", "--out", out, *extra]) == 1
+        assert cli.main(["report", "--prometheus", "http://127.0.0.1:9", "--instance", "a:1", "--auto", "--out", out, *extra]) == 1
         assert seen.pop("format") == want, out
 
 
@@ -98,12 +99,12 @@ def test_every_default_a_help_line_states_is_the_options_default():
     """'(default 5; ...)' in a help line is what the option is when not given: a default changed
     in one place and not the other shows here."""
     stated = {}
-    for action in cli.build_parser()._actions:
+    for action in serve.build_parser()._actions:
         m = re.search(r"(?:\(|; )default:? ([^;,)]+)", action.help or "")
         if m and action.option_strings:
             stated[action.option_strings[0]] = (m.group(1).strip(), action.default)
     unset = {"--log.file": "stderr"}                     # no value: the help names where it goes instead
-    collectors = cli.collector_registry()
+    collectors = serve.collector_registry()
     for option in [o for o in stated if o.startswith("--collector.")]:   # enabled or not, as the collector says
         text, _ = stated.pop(option)
         assert text == ("enabled" if collectors[option[len("--collector."):]].default_enabled else "disabled")
@@ -122,7 +123,7 @@ def test_long_flags_are_never_broken_at_any_width(monkeypatch):
     monkeypatch.setenv("COLUMNS", "40")
     code, text = help_of([])
     assert code == 0
-    for name in cli.collector_registry():
+    for name in serve.collector_registry():
         assert f"--no-collector.{name}" in text
 
 
@@ -141,8 +142,8 @@ def test_arguments_from_a_file_as_the_installers_pass_them(tmp_path):
 def test_a_collector_left_out_is_said_by_the_aix_exporter_logger(caplog):
     from aix_exporter.config import Settings
     from aix_exporter.sources.replay import ReplaySource
-    args = cli.build_parser().parse_args(["--collector.cpu"])
-    chosen = cli.selected_collectors(args, Settings(), ReplaySource("."))
+    args = serve.build_parser().parse_args(["--collector.cpu"])
+    chosen = serve.selected_collectors(args, Settings(), ReplaySource("."))
     assert "cpu" not in [c.name for c in chosen]
     assert [(r.name, r.getMessage()) for r in caplog.records] == [
         ("aix_exporter", "msg=collector disabled: it needs --source system collector=cpu")]

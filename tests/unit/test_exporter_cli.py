@@ -1,4 +1,4 @@
-"""The exporter's command line (cli.py) as an admin meets it: each bound of its numeric flags
+"""The exporter's command line (cli/serve.py) as an admin meets it: each bound of its numeric flags
 from both sides, the answer of --check-config, the refusal to run --source system off AIX
 without stand-in commands, the collectors --once exports by flag, and one line for each way it
 cannot start. Run as the installed command runs (a new process), so logging is its own."""
@@ -98,9 +98,9 @@ def test_on_aix_the_system_source_is_opened_without_stand_in_commands():
     """The refusal above is for other systems only: where platform.system() says AIX, the
     system source is opened (here a stand-in open_source says so and stops)."""
     code = ("import platform, sys; platform.system = lambda: 'AIX'\n"
-            "from aix_exporter import cli\n"
+            "from aix_exporter import cli\nfrom aix_exporter.cli import serve\n"
             "def opened(name, settings): raise ValueError(f'opened the {name} source')\n"
-            "cli.open_source = opened\n"
+            "serve.open_source = opened\n"
             "sys.exit(cli.main(['--once']))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env(), timeout=60)
     assert (r.returncode, r.stderr) == (1, "aix-exporter: opened the system source\n")
@@ -148,7 +148,7 @@ def test_the_log_level_warn_is_warning():
 
 def test_a_collector_asked_for_but_not_configured_says_so(tmp_path):
     r = run("--path.commands", str(tmp_path), "--once", "--collector.tsm_server", "--no-collector.vmstat")
-    assert ('level=warning msg="collector disabled: enabled but not configured (see README)" collector=tsm_server'
+    assert ('level=warning msg="collector disabled: enabled but not configured (see docs/configuration.md)" collector=tsm_server'
             in r.stderr)
     assert 'collector="tsm_server"' not in r.stdout
 
@@ -230,7 +230,7 @@ def test_without_bcrypt_basic_auth_says_its_passwords_are_checked_slowly(tmp_pat
     assert [line.split(" ", 1)[1] for line in lines if "bcrypt" in line] == [
         'level=warning msg="basic auth: the bcrypt module is not installed; the built-in pure-Python verifier checks '
         'passwords (seconds for each new user and password, answers kept). Install bcrypt for speed, or use TLS client '
-        'certificates (README: Securing the endpoint)"']
+        'certificates (docs/configuration.md: TLS and basic auth)"']
 
 
 def test_a_command_still_running_at_shutdown_has_its_group_killed(tmp_path):

@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from aix_exporter import cli
 from aix_exporter.tools import importing
 from aix_exporter.tools import store as stores
 from tests.unit.helpers import Terminal, promtool_only
@@ -23,15 +24,15 @@ def rec(tmp_path, lines_format):  # noqa: F811
 
 
 def imp(*args):
-    return importing.main(["lines", *args])
+    return cli.main(["import", "lines", *args])
 
 
 def test_help_lists_the_formats_and_without_one_says_how(capsys, lines_format):  # noqa: F811
-    assert importing.main(["-h"]) == 0
+    assert cli.main(["import", "-h"]) == 0
     assert capsys.readouterr().out == ("usage: aix-exporter import FORMAT [options] FILE...\n\nformats:\n"
                                        "  lines  a stand-in format for the seam's tests\n"
                                        "  nmon   " + importing.IMPORTERS["nmon"].summary + "\n")
-    assert importing.main([]) == 2
+    assert cli.main(["import"]) == 2
     assert capsys.readouterr().err == ("usage: aix-exporter import FORMAT [options] FILE...  (aix-exporter import "
                                        "--help)\nformats: lines, nmon\n")
 

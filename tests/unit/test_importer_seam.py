@@ -9,6 +9,7 @@ import pytest
 
 from aix_exporter import importers
 from aix_exporter.importers import base
+from aix_exporter import cli
 from aix_exporter.tools import importing
 
 POOL = base.series("aix_memory_page_pool_size_bytes", "gauge", "Pool size (stand-in format).", {"psize": "16M"})
@@ -87,15 +88,15 @@ def test_a_second_format_goes_through_the_same_tool(lines_format, tmp_path):
 def test_the_command_line_is_the_formats(lines_format, tmp_path, capsys):
     src = tmp_path / "a.txt"
     src.write_text("100,h,1\n")
-    assert importing.main(["--help"]) == 0
+    assert cli.main(["import", "--help"]) == 0
     assert "  lines  a stand-in format for the seam's tests\n" in capsys.readouterr().out
-    assert importing.main(["lines", "--scale", "3", "--out", str(tmp_path / "o.om"), str(src)]) == 0
+    assert cli.main(["import", "lines", "--scale", "3", "--out", str(tmp_path / "o.om"), str(src)]) == 0
     assert 'aix_memory_page_pool_size_bytes{instance="h:10990",job="aix",psize="16M"} 3 100.000' in (tmp_path / "o.om").read_text()
     bad = tmp_path / "bad.txt"
     bad.write_text("100,h,1\n160,h,bad\n")
-    assert importing.main(["lines", "--out", str(tmp_path / "o2.om"), str(bad)]) == 1
+    assert cli.main(["import", "lines", "--out", str(tmp_path / "o2.om"), str(bad)]) == 1
     assert capsys.readouterr().err == f"aix-exporter import lines: {bad}: a value that is not a number\n"
-    assert importing.main(["nosuch", str(src)]) == 2
+    assert cli.main(["import", "nosuch", str(src)]) == 2
     assert "formats: lines, nmon" in capsys.readouterr().err
 
 

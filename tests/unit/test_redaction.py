@@ -79,7 +79,7 @@ def test_a_collector_error_naming_the_password_reaches_neither_the_log_nor_the_l
 
 
 def test_a_url_with_userinfo_is_never_printed_by_the_report_or_the_plan(tmp_path, capsys):
-    from aix_exporter.report import cli
+    from aix_exporter.cli import _options as cli
     for argv in (["report", "--prometheus", "http://prom:geheim@127.0.0.1:9", "--instance", "a:1", "--auto"],
                  ["plan", "--prometheus", "http://prom:geheim@127.0.0.1:9", "--instance", "a:1"]):
         from aix_exporter.cli import main

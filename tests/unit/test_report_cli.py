@@ -10,7 +10,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from aix_exporter.figures import FIGURES
-from aix_exporter.report import census, cli, plan
+from aix_exporter import cli as commands
+from aix_exporter.cli import _options
+from aix_exporter.cli import report as report_cli
+from aix_exporter.report import census, plan
 from aix_exporter.report.compare import Check, Comparison, FigureRow, ReportError, Window
 from aix_exporter.tools import tempprom
 from tests.unit.helpers import Terminal
@@ -24,13 +27,13 @@ SELECTOR = 'job=~"aix.*"'
 @pytest.mark.parametrize("text,seconds", [("30d", 30 * DAY), ("12h", 43200), ("600s", 600), ("10m", 600),
                                           ("1w", 604800), ("90", 90), ("1.5h", 5400)])
 def test_durations(text, seconds):
-    assert cli._duration(text) == seconds
+    assert _options.duration(text) == seconds
 
 
 @pytest.mark.parametrize("text", ["5y", "", "h", "tenm"])
 def test_a_duration_that_is_none_says_what_one_is(text):
     with pytest.raises(Exception) as e:
-        cli._duration(text)
+        _options.duration(text)
     assert str(e.value) == f"{text!r}: a duration such as 30d, 12h, 600s"
 
 
@@ -57,14 +60,14 @@ class Calls:
             rows = [FigureRow(f, {"tape": 139.0}.get(f.key), {"tape": 378.0}.get(f.key), (Check(1.0), Check(1.0)))
                     for f in FIGURES]
             return Comparison(instance, before, after, rows, change)
-        monkeypatch.setattr(cli, "Prometheus", prometheus)
-        monkeypatch.setattr(cli, "find_regimes", find_regimes)
-        monkeypatch.setattr(cli, "compare", compare)
+        monkeypatch.setattr(_options, "Prometheus", prometheus)
+        monkeypatch.setattr(report_cli, "find_regimes", find_regimes)
+        monkeypatch.setattr(report_cli, "compare", compare)
         monkeypatch.setattr(time, "time", lambda: NOW)
 
 
 def report(tmp_path, *args, out="r.md"):
-    return cli.main([*args, "--out", str(tmp_path / out)])
+    return commands.main(["report", *args, "--out", str(tmp_path / out)])
 
 
 def test_auto_on_a_live_prometheus_looks_back_30_days_from_now_with_10_minute_margins(tmp_path, monkeypatch, capsys):
@@ -216,13 +219,13 @@ def test_a_report_error_is_one_line_and_no_file(tmp_path, monkeypatch, capsys):
 def test_on_a_terminal_progress_is_one_line_rewritten_and_ended(tmp_path, monkeypatch, capsys):
     Calls(monkeypatch)
     term = Terminal()
-    monkeypatch.setattr(cli.sys, "stderr", term)
+    monkeypatch.setattr(report_cli.sys, "stderr", term)
     assert report(tmp_path, "--prometheus", "http://p", "--instance", "a", "--auto") == 0
     assert term.text == "\rquerying http://p: figure 1/11: Tape throughput, read + written" + " " * 20 + "\n"
     # each progress line is flushed as written: a terminal shows it while the queries run
     progress_line = term.text[:-1]
     term.text = term.flushed = ""
-    cli.main(["--prometheus", "http://p", "--instance", "a", "--auto", "--out", str(tmp_path / "q.csv")])
+    commands.main(["report", "--prometheus", "http://p", "--instance", "a", "--auto", "--out", str(tmp_path / "q.csv")])
     assert term.flushed == progress_line
     Calls(monkeypatch, error="no change")
     term.text = ""
@@ -266,7 +269,7 @@ def census_at(monkeypatch, rows):
         asked.append((prom, end, window, selector))
         return rows
     monkeypatch.setattr(census, "census", fake)
-    monkeypatch.setattr(cli, "Prometheus", lambda url: "prom")
+    monkeypatch.setattr(_options, "Prometheus", lambda url: "prom")
     monkeypatch.setattr(time, "time", lambda: NOW)
     return asked
 
@@ -312,14 +315,14 @@ def planned(monkeypatch, f):
         asked.append((prom, instance, at, window, selector))
         return f
     monkeypatch.setattr(plan, "gather", gather)
-    monkeypatch.setattr(cli, "Prometheus", lambda url: "prom")
+    monkeypatch.setattr(_options, "Prometheus", lambda url: "prom")
     monkeypatch.setattr(time, "time", lambda: NOW)
     return asked
 
 
 def test_a_recommended_plan_exits_0_and_prints_markdown_by_default(monkeypatch, capsys):
     asked = planned(monkeypatch, facts())
-    assert cli.plan_main(["--prometheus", "http://p", "--instance", "tsmsrv01:10990"]) == 0
+    assert commands.main(["plan", "--prometheus", "http://p", "--instance", "tsmsrv01:10990"]) == 0
     assert asked == [("prom", "tsmsrv01:10990", NOW, 3600, SELECTOR)]
     out, err = capsys.readouterr()
     assert out.startswith("# ") and "--prometheus http://p" in out
@@ -329,7 +332,7 @@ def test_a_recommended_plan_exits_0_and_prints_markdown_by_default(monkeypatch, 
 def test_a_plan_not_recommended_exits_2_and_names_why(tmp_path, monkeypatch, capsys):
     asked = planned(monkeypatch, facts(pin_miss=0.02, sys_per_user=1.2))
     out = tmp_path / "plan.md"
-    assert cli.plan_main(["--prometheus", "http://p", "--instance", "a", "--at", "1800000600", "--window", "30m",
+    assert commands.main(["plan", "--prometheus", "http://p", "--instance", "a", "--at", "1800000600", "--window", "30m",
                           "--selector", 'job="lpar"', "--out", str(out)]) == 2
     assert asked == [("prom", "a", 1_800_000_600.0, 1800, 'job="lpar"')]
     printed = capsys.readouterr().out
@@ -340,7 +343,7 @@ def test_a_plan_not_recommended_exits_2_and_names_why(tmp_path, monkeypatch, cap
 def test_a_plan_as_html_from_the_files_name(tmp_path, monkeypatch):
     planned(monkeypatch, on_16m(144))
     out = tmp_path / "plan.html"
-    assert cli.plan_main(["--prometheus", "http://p", "--instance", "tsmsrv01:10990", "--out", str(out)]) == 2
+    assert commands.main(["plan", "--prometheus", "http://p", "--instance", "tsmsrv01:10990", "--out", str(out)]) == 2
     assert out.read_text().lstrip().startswith("<!DOCTYPE html>")
     assert "<title>Large-page change plan: tsmsrv01:10990</title>" in out.read_text()
 
@@ -352,7 +355,7 @@ def test_a_plan_as_html_without_jinja2_says_how_to_get_it(tmp_path, monkeypatch,
         raise ImportError("No module named 'jinja2'")
     monkeypatch.setattr(plan, "html", no_jinja)
     out = tmp_path / "plan.html"
-    assert cli.plan_main(["--prometheus", "http://p", "--instance", "a", "--out", str(out)]) == 1
+    assert commands.main(["plan", "--prometheus", "http://p", "--instance", "a", "--out", str(out)]) == 1
     assert capsys.readouterr().err == ("aix-exporter plan: HTML needs the report extra (Jinja2); or --out plan.md "
                                        "(No module named 'jinja2')\n")
     assert not out.exists()
@@ -361,32 +364,32 @@ def test_a_plan_as_html_without_jinja2_says_how_to_get_it(tmp_path, monkeypatch,
 def test_a_plan_without_any_series_is_an_error(monkeypatch, capsys):
     f = facts(processes=[], memory_bytes=None, sys_per_user=None)
     planned(monkeypatch, f)
-    assert cli.plan_main(["--prometheus", "http://p", "--instance", "x", "--tz", "UTC"]) == 1
+    assert commands.main(["plan", "--prometheus", "http://p", "--instance", "x", "--tz", "UTC"]) == 1
     assert capsys.readouterr().err == ("aix-exporter plan: no series of instance 'x' (job=~\"aix.*\") at "
                                        "2027-01-15 08:00 UTC\n")
     # any one of them is enough to plan with
     for kw in ({"memory_bytes": None, "sys_per_user": None}, {"processes": [], "sys_per_user": None},
                {"processes": [], "memory_bytes": None}):
         planned(monkeypatch, facts(**kw))
-        assert cli.plan_main(["--prometheus", "http://p", "--instance", "x"]) in (0, 2)
+        assert commands.main(["plan", "--prometheus", "http://p", "--instance", "x"]) in (0, 2)
 
 
 def test_a_plan_error_is_one_line(monkeypatch, capsys):
     def gather(*a):
         raise ReportError("http://p: HTTP 502 Bad Gateway")
     monkeypatch.setattr(plan, "gather", gather)
-    monkeypatch.setattr(cli, "Prometheus", lambda url: "prom")
-    assert cli.plan_main(["--prometheus", "http://p", "--instance", "x"]) == 1
+    monkeypatch.setattr(_options, "Prometheus", lambda url: "prom")
+    assert commands.main(["plan", "--prometheus", "http://p", "--instance", "x"]) == 1
     assert capsys.readouterr().err == "aix-exporter plan: http://p: HTTP 502 Bad Gateway\n"
     with pytest.raises(SystemExit):
-        cli.plan_main(["--prometheus", "http://p", "--instance", "x", "--tz", "Nowhere/Land"])
+        commands.main(["plan", "--prometheus", "http://p", "--instance", "x", "--tz", "Nowhere/Land"])
 
 
 def test_a_census_error_is_one_line(tmp_path, monkeypatch, capsys):
     def fails(*a):
         raise ReportError("http://p: HTTP 503: Service Unavailable")
     monkeypatch.setattr(census, "census", fails)
-    monkeypatch.setattr(cli, "Prometheus", lambda url: "prom")
+    monkeypatch.setattr(_options, "Prometheus", lambda url: "prom")
     assert report(tmp_path, "--prometheus", "http://p", "--census", out="c.md") == 1
     assert capsys.readouterr().err == "aix-exporter report: http://p: HTTP 503: Service Unavailable\n"
     assert not (tmp_path / "c.md").exists()
@@ -394,14 +397,14 @@ def test_a_census_error_is_one_line(tmp_path, monkeypatch, capsys):
 
 def test_a_plan_names_its_source_and_the_report_command_reads_the_same(tmp_path, monkeypatch, capsys):
     planned(monkeypatch, facts())
-    assert cli.plan_main(["--prometheus", "http://p:9090", "--instance", "tsmsrv01:10990", "--format", "markdown"]) == 0
+    assert commands.main(["plan", "--prometheus", "http://p:9090", "--instance", "tsmsrv01:10990", "--format", "markdown"]) == 0
     doc = capsys.readouterr().out
     assert "Source: http://p:9090." in doc
     assert ("aix-exporter report --prometheus http://p:9090 --instance tsmsrv01:10990 --auto --out "
             "after-the-change.html") in doc
     blocks_at(monkeypatch, NOW - DAY, NOW)
     out = tmp_path / "plan.markdown"
-    assert cli.plan_main(["--tsdb", str(tmp_path), "--instance", "tsmsrv01:10990", "--out", str(out)]) == 0
+    assert commands.main(["plan", "--tsdb", str(tmp_path), "--instance", "tsmsrv01:10990", "--out", str(out)]) == 0
     doc = out.read_text()
     assert doc.startswith("# ") and f"Source: {tmp_path} (blocks)." in doc
     assert f"aix-exporter report --tsdb {tmp_path} --instance tsmsrv01:10990 --auto" in doc

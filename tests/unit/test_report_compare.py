@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from aix_exporter import promapi
 from aix_exporter.figures import FIGURES
 from aix_exporter.report import compare as c
 from tests.unit.helpers import local_zone
@@ -250,9 +251,14 @@ class Fake:
     be a function of the query's time), sample_times with ``times``, range queries with
     ``ranges`` (a function of the query); records every query."""
 
-    def __init__(self, scalars=(), times=None, ranges=None):
-        self.scalars, self.times, self.ranges = list(scalars), times, ranges
+    def __init__(self, scalars=(), times=None, ranges=None, instances=("tsmsrv01:10990",)):
+        self.scalars, self.times, self.ranges, self.instances = list(scalars), times, ranges, instances
         self.asked: list = []
+
+    def label_values(self, label, match, start, end):
+        """The instances of the AIX series: those of ``instances`` that ``match`` names, or all."""
+        self.asked.append(("labels", label, match, start, end))
+        return [i for i in self.instances if f'instance="{i}"' in match or "instance=" not in match]
 
     def scalar(self, expr, at):
         self.asked.append(("scalar", expr, at))
@@ -354,6 +360,22 @@ def test_auto_trims_only_runs_longer_than_three_margins():
 def test_auto_without_a_change_says_so(runs, why):
     with pytest.raises(c.ReportError) as e:
         c.find_regimes(Fake(ranges=regimes(runs)), "tsmsrv01:10990", 0, 7200, 600)
+    assert str(e.value) == why
+
+
+@pytest.mark.parametrize("instances,why", [
+    (("tsmsrv01:10990", "tsmsrv02:10990"), "no instance 'tsm01:10990' among the AIX series (job=~\"aix.*\") between "
+                                           "the given times; the instances there: tsmsrv01:10990, tsmsrv02:10990"),
+    (tuple(f"lpar{i:02}:10990" for i in range(10)), "no instance 'tsm01:10990' among the AIX series (job=~\"aix.*\") "
+     "between the given times; the instances there: lpar00:10990, lpar01:10990, lpar02:10990, lpar03:10990, "
+     "lpar04:10990, lpar05:10990, lpar06:10990, lpar07:10990 and 2 more"),
+    ((), "no instance 'tsm01:10990' among the AIX series (job=~\"aix.*\") between the given times; there are none: "
+         "is the exporter scraped?"),
+])
+def test_a_mistyped_instance_is_said_with_the_instances_there(instances, why):
+    """Issue 46: a mistyped --instance got "are the recording rules loaded and backfilled?"."""
+    with pytest.raises(c.ReportError) as e:
+        c.find_regimes(Fake(instances=instances), "tsm01:10990", 0, 7200, 600, 'job=~"aix.*"')
     assert str(e.value) == why
 
 
@@ -525,11 +547,14 @@ def test_compare_reads_each_figure_in_each_window_and_checks_each_part_once():
                                                            ("free", [(0.0, 3.0)]), ("cpu", [])])
 
 
+EVERY = [("", 1.0)]   # every figure has a value in both windows
+
+
 def test_the_plot_step_over_long_windows_and_no_plots_when_not_asked():
-    fake = Fake(times=[])
+    fake = Fake(scalars=EVERY, times=[])
     c.compare(fake, "a", c.Window(0, 86400), c.Window(86400, 2 * 86400))
     assert {q[4] for q in fake.asked if q[0] == "range"} == {432}     # 172,800 s in 400 steps
-    fake = Fake(times=[])
+    fake = Fake(scalars=EVERY, times=[])
     cmp = c.compare(fake, "a", c.Window(0, 3600), c.Window(7200, 10800), plots=False)
     assert cmp.series == {} and not [q for q in fake.asked if q[0] == "range"]
     assert all(r.checks == (c.Check(), c.Check()) for r in cmp.rows)
@@ -537,16 +562,16 @@ def test_the_plot_step_over_long_windows_and_no_plots_when_not_asked():
 
 def test_the_plot_step_of_windows_at_unix_times():
     t0 = 1_800_000_000
-    fake = Fake(times=[])
+    fake = Fake(scalars=EVERY, times=[])
     c.compare(fake, "a", c.Window(t0, t0 + 86400), c.Window(t0 + 86400, t0 + 2 * 86400))
     assert {q[4] for q in fake.asked if q[0] == "range"} == {432}     # 172,800 s in 400 steps, wherever they lie
-    fake = Fake(times=[])
+    fake = Fake(scalars=EVERY, times=[])
     c.compare(fake, "a", c.Window(t0, t0 + 3600), c.Window(t0 + 7200, t0 + 10800))
     assert {q[4] for q in fake.asked if q[0] == "range"} == {60}      # never under a minute
 
 
 def test_compare_reads_with_the_selector_given():
-    fake = Fake(times=[])
+    fake = Fake(scalars=EVERY, times=[])
     c.compare(fake, "a", c.Window(0, 3600), c.Window(7200, 10800), plots=False, base='job="lpar"')
     assert all('job="lpar",instance="a"' in q[1] for q in fake.asked)
 
@@ -604,18 +629,32 @@ def error(body, code=502):
 
 
 def test_the_servers_own_reason_from_an_error_body():
-    assert c._server_error(error(b'{"status": "error", "error": " too many samples "}')) == "too many samples"
-    assert c._server_error(error(b"<html>\n 502  Bad\n Gateway</html>")) == "<html> 502 Bad Gateway</html>"
-    assert c._server_error(error(b"\xff\xfe bad bytes")) == "\ufffd\ufffd bad bytes"
-    assert c._server_error(error(None)) == ""                               # the body is gone
-    assert c._server_error(error(b"x" * 400)) == "x" * 300
+    assert promapi._server_error(error(b'{"status": "error", "error": " too many samples "}')) == "too many samples"
+    assert promapi._server_error(error(b"<html>\n 502  Bad\n Gateway</html>")) == "<html> 502 Bad Gateway</html>"
+    assert promapi._server_error(error(b"\xff\xfe bad bytes")) == "\ufffd\ufffd bad bytes"
+    assert promapi._server_error(error(None)) == ""                               # the body is gone
+    assert promapi._server_error(error(b"x" * 400)) == "x" * 300
     # at most 4 KiB of it is read: a JSON answer one byte longer is no JSON
     pad = 4097 - len(b'{"error": "e", "pad": ""}')
     body = b'{"error": "e", "pad": "' + b"p" * pad + b'"}'
-    assert len(body) == 4097 and c._server_error(error(body)) == body[:300].decode()
+    assert len(body) == 4097 and promapi._server_error(error(body)) == body[:300].decode()
     body = body[:-2 - 1] + b'"}'
-    assert len(body) == 4096 and c._server_error(error(body)) == "e"
+    assert len(body) == 4096 and promapi._server_error(error(body)) == "e"
 
 
 def test_an_answer_is_256_mib_at_most():
     assert c.Prometheus.MAX_BODY == 256 << 20
+
+
+@pytest.mark.parametrize("which", ["before", "after"])
+def test_a_window_without_any_figure_is_an_error_not_a_report_of_dashes(which):
+    """Issue 46: windows outside the history made a report of dashes, exit 0."""
+    t = {"before": lambda at: None if at <= 3600 else 1.0, "after": lambda at: None if at > 3600 else 1.0}[which]
+    with pytest.raises(c.ReportError) as e:
+        c.compare(Fake(scalars=[("", t)]), "a", c.Window(0, 3600), c.Window(7200, 10800), plots=False)
+    span = "0..3600" if which == "before" else "7200..10800"
+    assert str(e.value) == (f"no data for instance 'a' in the {which} window ({span}, Unix times): is the window in "
+                            "the history Prometheus keeps, and the instance spelled as it has it?")
+    # one figure is enough for a report
+    one = [("aix_tape", 5.0)]
+    assert c.compare(Fake(scalars=one), "a", c.Window(0, 3600), c.Window(7200, 10800), plots=False).rows[0].after == 5.0

@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from aix_exporter import cli
 from aix_exporter.tools import simulate
 from tests.unit.helpers import promtool_only, simulated_lines
 
@@ -18,11 +19,11 @@ def lgpg_regions(vmo_text):
 
 
 def test_a_replay_directory_at_the_time_asked_for(tmp_path, capsys):
-    assert simulate.main(["--scenario", "case-study", "--out", str(tmp_path / "end")]) == 0
+    assert cli.main(["simulate", "--scenario", "case-study", "--out", str(tmp_path / "end")]) == 0
     assert capsys.readouterr().out == (f"wrote 15 files to {tmp_path / 'end'} ({', '.join(KEYS)}) at t=28800s\n")
     assert sorted(p.name for p in (tmp_path / "end").iterdir()) == sorted(f"{k}.txt" for k in KEYS)
     assert lgpg_regions((tmp_path / "end" / "vmo.txt").read_text()) == "160"
-    assert simulate.main(["--scenario", "case-study", "--out", str(tmp_path / "start"), "--at", "0"]) == 0
+    assert cli.main(["simulate", "--scenario", "case-study", "--out", str(tmp_path / "start"), "--at", "0"]) == 0
     assert capsys.readouterr().out.endswith(" at t=0s\n")
     assert lgpg_regions((tmp_path / "start" / "vmo.txt").read_text()) == "0"
     assert (tmp_path / "start" / "vmstat.txt").read_text().lstrip().startswith("System configuration:")
@@ -39,14 +40,14 @@ def samples(path):
 
 def test_a_history_with_the_targets_labels_steps_and_end(tmp_path, capsys):
     om = tmp_path / "h.om"
-    assert simulate.main(["--scenario", "steady", "--openmetrics", str(om), "--duration", "300", "--step", "100",
+    assert cli.main(["simulate", "--scenario", "steady", "--openmetrics", str(om), "--duration", "300", "--step", "100",
                           "--end", "1800000000", "--target", "job=lpar,instance=b:1,site=x"]) == 0
     got = samples(om)
     n = sum(len(v) for v in got.values())
     assert capsys.readouterr().out == f"wrote {n} samples to {om}\n"
     user = got['aix_vmstat_cpu_ratio{instance="b:1",job="lpar",mode="user",site="x"}']
     assert user == [1_799_999_700.0, 1_799_999_800.0, 1_799_999_900.0, 1_800_000_000.0]
-    assert simulate.main(["--scenario", "steady", "--openmetrics", str(om), "--duration", "120", "--end",
+    assert cli.main(["simulate", "--scenario", "steady", "--openmetrics", str(om), "--duration", "120", "--end",
                           "1800000000", "--tail", "30", "--tail-step", "10"]) == 0
     user = samples(om)['aix_vmstat_cpu_ratio{instance="tsmsrv01:10990",job="aix",mode="user"}']
     assert user == [1_799_999_880.0, 1_799_999_940.0, 1_799_999_970.0, 1_799_999_980.0, 1_799_999_990.0,
@@ -59,7 +60,7 @@ def test_a_history_with_the_targets_labels_steps_and_end(tmp_path, capsys):
 ])
 def test_refusals(args, message, capsys):
     with pytest.raises(SystemExit) as e:
-        simulate.main(["--scenario", "steady", *args])
+        cli.main(["simulate", "--scenario", "steady", *args])
     assert e.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"aix-exporter simulate: error: {message}"
 
@@ -137,7 +138,7 @@ def test_the_history_is_what_the_exporter_would_serve_at_each_time():
 
 def test_simulate_openmetrics_default_tail_step_is_15_s(tmp_path, capsys):
     om = tmp_path / "h.om"
-    assert simulate.main(["--scenario", "steady", "--openmetrics", str(om), "--duration", "120", "--end",
+    assert cli.main(["simulate", "--scenario", "steady", "--openmetrics", str(om), "--duration", "120", "--end",
                           "1800000000", "--tail", "30"]) == 0
     user = samples(om)['aix_vmstat_cpu_ratio{instance="tsmsrv01:10990",job="aix",mode="user"}']
     assert user == [1_799_999_880.0, 1_799_999_940.0, 1_799_999_970.0, 1_799_999_985.0, 1_800_000_000.0]
@@ -154,13 +155,13 @@ def test_promtool_runs_in_the_c_locale(tmp_path, monkeypatch):
     assert str(e.value) == "promtool tsdb create-blocks-from failed: LC_ALL=C LANG=C"
 
 
-@pytest.mark.parametrize("module,words", [("aix_exporter.tools.simulate", "aix-exporter simulate"),
+@pytest.mark.parametrize("module,words", [("aix_exporter.cli simulate", "aix-exporter simulate"),
                                           ("aix_exporter.tools.standin", "python3 -m aix_exporter.tools.standin")])
 def test_the_tools_run_as_modules(module, words):
     import subprocess
     import sys
     from tests.e2e.helpers import env
-    r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, env=env(), timeout=60)
+    r = subprocess.run([sys.executable, "-m", *module.split(), "--help"], capture_output=True, text=True, env=env(), timeout=60)
     assert r.returncode == 0 and r.stdout.startswith(f"usage: {words} ")
 
 
@@ -193,7 +194,7 @@ def test_a_failing_promtool_is_quoted_by_its_last_500_characters(tmp_path, monke
 
 def test_the_simulate_commands_defaults_and_target(tmp_path, capsys):
     end = "1800000000"
-    assert simulate.main(["--scenario", "case-study", "--openmetrics", str(tmp_path / "a.om"), "--end", end,
+    assert cli.main(["simulate", "--scenario", "case-study", "--openmetrics", str(tmp_path / "a.om"), "--end", end,
                           "--duration", "590", "--target", "job=aix,site=a=b"]) == 0
     simulate.write_openmetrics("case-study", str(tmp_path / "b.om"), 1, 60.0, 1_800_000_000.0, 590,
                                {"job": "aix", "site": "a=b"}, 0.0, 15.0)
@@ -224,7 +225,7 @@ def test_a_later_piece_of_a_history_is_the_same_piece_of_the_whole():
 
 def test_simulate_after_on_the_command_line(tmp_path, capsys):
     om = tmp_path / "gap.om"
-    assert simulate.main(["--scenario", "steady", "--openmetrics", str(om), "--duration", "120", "--end",
+    assert cli.main(["simulate", "--scenario", "steady", "--openmetrics", str(om), "--duration", "120", "--end",
                           "1800000000", "--tail", "30", "--after", "1799999985"]) == 0
     stamps = {line.rsplit(" ", 1)[1] for line in simulated_lines(om) if not line.startswith("#")}
     assert stamps == {"1800000000.000"}

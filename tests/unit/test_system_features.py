@@ -105,7 +105,7 @@ def test_without_psutil_the_cpu_collector_is_left_out_and_says_what_is_missing(m
     cpu collector disabled and one log line naming the metric it then lacks."""
     import importlib.util
     import logging
-    from aix_exporter import cli
+    from aix_exporter.cli import serve as cli
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "psutil" else real(name, *a))
     args = cli.build_parser().parse_args([])

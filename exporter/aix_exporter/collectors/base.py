@@ -2,7 +2,7 @@
 
 A collector turns parsed records into metric families; it is thin by design. Each
 collector module declares one class with ``@register``, and the class declares everything
-the exporter needs to run it, so neither ``cli.py`` nor ``exporter.py`` names a collector:
+the exporter needs to run it, so neither ``cli/`` nor ``exporter.py`` names a collector:
 
 * ``name``, ``help`` and ``default_enabled`` (``--collector.NAME`` / ``--no-collector.NAME``);
 * ``keys``: the command-table keys it reads;

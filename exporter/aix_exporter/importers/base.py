@@ -1,4 +1,4 @@
-"""What every importer gives the import tool (tools/importing.py), and what it gets back.
+"""What every importer gives the import tool (cli/import_.py, tools/importing.py), and what it gets back.
 
 An importer reads one recording format and maps it onto the live exporter's metric names. It
 is pure: a text stream in, snapshots of samples out. Everything around it (the order of the
@@ -12,8 +12,10 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple, Optional, Protocol, TextIO
 
+from ..errors import CommandError
 
-class RecordingError(ValueError):
+
+class RecordingError(CommandError, ValueError):
     """A recording that cannot be imported as it stands (the message says why and where)."""
 
 
@@ -78,4 +80,4 @@ class Importer(Protocol):
         """(the summary's group, e.g. 'DISK*', and why it is not mapped) for a section read but not mapped."""
 
     def mapping_table(self) -> str:
-        """The mapping as the README shows it (Markdown)."""
+        """The mapping as docs/nmon-import.md shows it (Markdown)."""

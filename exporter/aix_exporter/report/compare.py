@@ -10,19 +10,16 @@ warm-up do not count.
 from __future__ import annotations
 
 import datetime as dt
-import json
-import math
-import urllib.parse
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .. import httpclient
+from ..promapi import Prometheus, QueryError
 from ..figures import FIGURES, SAME_BAND, Figure
 from ..monitoring import CONFIG, SELECTOR, label_value, matchers
 
 
-class ReportError(RuntimeError):
-    pass
+# the report's errors and its query client's are one type: a line for the user
+ReportError = QueryError
 
 # time series plotted across both windows
 SERIES = {
@@ -238,110 +235,6 @@ class Comparison:
         return " ".join(parts)
 
 
-def _server_error(body: bytes) -> str:
-    """The error text Prometheus (or VictoriaMetrics) put in an HTTP error's JSON body, else
-    the start of the body: the server's own reason, not only 'HTTP Error 400'."""
-    raw = body[:4096].decode("utf-8", "replace")
-    try:
-        return str(json.loads(raw).get("error") or raw).strip()
-    except (ValueError, AttributeError, RecursionError):
-        return " ".join(raw.split())[:300]
-
-
-class Prometheus:
-    # Prometheus refuses a range query of more than 11,000 points per series; longer ranges
-    # are asked for in pieces of at most this many points and joined
-    MAX_POINTS = 10000
-
-    def __init__(self, url: str, timeout: float = 60.0):
-        # a user:password@ in the URL goes as an Authorization header (httpclient) and is never shown
-        self.endpoint, self.timeout = url.rstrip("/"), timeout
-        self.url = httpclient.shown(self.endpoint)
-
-    MAX_BODY = 256 << 20   # bytes of one answer; a report's largest range answer is a few MB
-
-    def _get(self, path: str, params: dict) -> list:
-        """The result list of one API call, within ``timeout`` seconds overall (a server that
-        drips its answer is cut off too) and MAX_BODY bytes; anything else is a ReportError of
-        one line (httpclient.request)."""
-        q = urllib.parse.urlencode(params)
-        try:
-            raw = httpclient.request(f"{self.endpoint}{path}?{q}", timeout=self.timeout, max_bytes=self.MAX_BODY)
-        except httpclient.HTTPClientError as e:
-            if e.status is not None:
-                reason = _server_error(e.body)
-                raise ReportError(f"{self.url}: HTTP {e.status}" + (f": {reason}" if reason else
-                                                                    f" {e.reason.split(' ', 2)[-1]}")) from None
-            if e.reason.startswith("the answer is larger"):
-                raise ReportError(f"{self.url}: {e.reason}; narrow the window or the step") from None
-            raise ReportError(f"{self.url}: {e.reason}") from None
-        try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError):   # (JSON nested thousands deep: RecursionError)
-            start = " ".join(raw[:120].decode("utf-8", "replace").split())
-            raise ReportError(f"{self.url}: not a Prometheus API answer (not JSON): {start!r}") from None
-        if not isinstance(body, dict) or body.get("status") != "success":
-            why = body.get("error", body) if isinstance(body, dict) else body
-            raise ReportError(f"{self.url}: {' '.join(str(why).split())[:300]}")
-        result = (body.get("data") or {}).get("result") if isinstance(body.get("data"), dict) else None
-        if not isinstance(result, list) or not all(isinstance(x, dict) for x in result):
-            raise ReportError(f"{self.url}: not a Prometheus API answer (no data.result list)")
-        return result
-
-    def _value(self, sample: dict) -> Optional[float]:
-        """The value of an instant-query sample; None for NaN and infinities."""
-        try:
-            v = float(sample["value"][1])
-        except (KeyError, IndexError, TypeError, ValueError):
-            raise ReportError(f"{self.url}: not a Prometheus API answer (a sample without a value)") from None
-        return None if math.isnan(v) or math.isinf(v) else v
-
-    def scalar(self, expr: str, at: float) -> Optional[float]:
-        res = self._get("/api/v1/query", {"query": expr, "time": f"{at:.3f}"})
-        return self._value(res[0]) if res else None
-
-    def instant(self, expr: str, at: float) -> list:
-        """[{"metric": labels, "value": float}] of an instant query; NaN and infinities left out."""
-        out = []
-        for r in self._get("/api/v1/query", {"query": expr, "time": f"{at:.3f}"}):
-            v = self._value(r)
-            if v is not None:
-                out.append({"metric": r.get("metric") or {}, "value": v})
-        return out
-
-    def sample_times(self, expr: str, length: int, at: float) -> list:
-        """The times of the raw samples of ``expr`` (a series selector) in the ``length``
-        seconds up to ``at``, of all its series together, sorted."""
-        res = self._get("/api/v1/query", {"query": f"{expr}[{length}s] @ {at:.0f}", "time": f"{at:.3f}"})
-        times: set = set()
-        for r in res:
-            values = r.get("values")
-            if not isinstance(values, list):
-                raise ReportError(f"{self.url}: not a Prometheus API answer (a range vector without values)")
-            try:
-                times.update(float(v[0]) for v in values)
-            except (TypeError, ValueError, IndexError):
-                raise ReportError(f"{self.url}: not a Prometheus API answer (a sample without a time)") from None
-        return sorted(times)
-
-    def range(self, expr: str, start: float, end: float, step: int) -> list:
-        """A range query at ``step`` seconds over any length: in pieces of at most MAX_POINTS
-        points, the series of each piece joined by their labels."""
-        series: dict = {}
-        a = float(start)
-        while True:
-            b = min(float(end), a + step * (self.MAX_POINTS - 1))
-            piece = self._get("/api/v1/query_range", {"query": expr, "start": f"{a:.0f}", "end": f"{b:.0f}",
-                                                      "step": str(step)})
-            for r in piece:
-                if not isinstance(r.get("metric"), dict) or not isinstance(r.get("values"), list):
-                    raise ReportError(f"{self.url}: not a Prometheus API answer (a series without metric and values)")
-                key = tuple(sorted(r["metric"].items()))
-                series.setdefault(key, {"metric": r["metric"], "values": []})["values"] += r["values"]
-            if b >= end:
-                break
-            a = b + step
-        return list(series.values())
 
 
 def selector(instance: str, base: str = SELECTOR) -> str:
@@ -357,6 +250,19 @@ def regime_name(page_size: float) -> str:
     return REGIME_NAMES.get(int(page_size), f"{page_size:g}-byte")
 
 
+def missing(prom: Prometheus, instance: str, start: float, end: float, base: str, what: str) -> str:
+    """Why ``what`` has no series for ``instance``: an instance Prometheus does not have (a typo:
+    the instances it has are named), or one without the recording rules."""
+    sel = f'__name__=~"aix_.+",{base}' if base else '__name__=~"aix_.+"'
+    if prom.label_values("instance", f"{{{sel},instance={label_value(instance)}}}", start, end):
+        return (f"no {what} for instance {instance!r} between the given times: are the recording rules "
+                "loaded and backfilled?")
+    known = sorted(prom.label_values("instance", f"{{{sel}}}", start, end))
+    shown = ", ".join(known[:8]) + (f" and {len(known) - 8} more" if len(known) > 8 else "")
+    return (f"no instance {instance!r} among the AIX series ({base or 'no selector'}) between the given times; "
+            + (f"the instances there: {shown}" if known else "there are none: is the exporter scraped?"))
+
+
 def find_regimes(prom: Prometheus, instance: str, start: float, end: float, margin: float = 600.0,
                  base: str = SELECTOR) -> tuple:
     """(before, after, change_at, (regime before, regime after)) from aix:regime_page_size:bytes:
@@ -365,8 +271,7 @@ def find_regimes(prom: Prometheus, instance: str, start: float, end: float, marg
     step = 60
     res = prom.range(f"aix:regime_page_size:bytes{{{selector(instance, base)}}}", start, end, step)
     if not res:
-        raise ReportError(f"no aix:regime_page_size:bytes for instance {instance!r} between the given times: are "
-                          "the recording rules loaded and backfilled?")
+        raise ReportError(missing(prom, instance, start, end, base, "aix:regime_page_size:bytes"))
     points = sorted((float(t), float(v)) for t, v in res[0]["values"])
     runs: list = []   # [regime, first t, last t]: a regime lasts until another one is seen (gaps in the
     for t, v in points:   # data, such as hourly nmon snapshots or a restart, do not end it)
@@ -474,6 +379,11 @@ def compare(prom: Prometheus, instance: str, before: Window, after: Window, chan
         rows.append(FigureRow(fig, vals[0], vals[1], tuple(checks)))
         if progress:
             progress(f"figure {i}/{len(FIGURES)}: {fig.title}")
+    for which, w, k in (("before", before, 0), ("after", after, 1)):
+        if all((r.before, r.after)[k] is None for r in rows):   # nothing to compare: not a report of dashes
+            raise ReportError(f"no data for instance {instance!r} in the {which} window "
+                              f"({w.start:.0f}..{w.end:.0f}, Unix times): is the window in the history "
+                              f"Prometheus keeps, and the instance spelled as it has it?")
     cmp = Comparison(instance, before, after, rows, change_at)
     if plots:
         start, end = min(before.start, after.start), max(before.end, after.end)

@@ -1,25 +1,15 @@
-"""aix-exporter simulate: write a replay directory, or an OpenMetrics history, from the simulator.
-
-    aix-exporter simulate --scenario case-study --out DIR [--at SECONDS] [--seed N]
-    aix-exporter simulate --scenario case-study --openmetrics FILE [--step 60] [--end EPOCH] [--seed N]
-                          [--tail SECONDS [--tail-step 15]] [--after EPOCH]
-
-The history runs the real parsers and collectors on the rendered text at each
-step, so what Prometheus gets from it is what the exporter would have served.
-Load it with: promtool tsdb create-blocks-from openmetrics FILE DATA_DIR
-"""
+"""The simulator's histories and replay directories (the library of `aix-exporter simulate`,
+cli/simulate.py): they run the real parsers and collectors on the rendered text at each step,
+so what Prometheus gets from them is what the exporter would have served."""
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Optional
 
-from .. import outputs
 from ..commands import TABLE
 from ..simulate.scenarios import SCENARIOS
 from ..sources import NotRunning
@@ -130,56 +120,3 @@ def backfilled(tsdb: str, runs, end: float, rules: list, log=lambda message: Non
             raise RuntimeError(f"promtool tsdb create-blocks-from failed: {(r.stderr or r.stdout).strip()[-500:]}")
     log("backfilling the recording rules ...")
     importing.backfill_rules(tsdb, rules, int(end - longest - 60), int(end))
-
-
-def main(argv) -> int:
-    p = argparse.ArgumentParser(prog="aix-exporter simulate", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--out", help="write a replay directory (one <key>.txt per command)")
-    p.add_argument("--at", type=float, default=None, help="simulated seconds from the scenario start (default: its end)")
-    p.add_argument("--openmetrics", help="write the scenario's history as OpenMetrics text")
-    p.add_argument("--step", type=float, default=60.0, help="history step in seconds (default 60)")
-    p.add_argument("--tail", type=float, default=0.0,
-                   help="the last SECONDS of history at --tail-step instead (default 0): a live exporter "
-                        "scraped at that interval then continues it without a dip in rate()")
-    p.add_argument("--tail-step", type=float, default=15.0, help="step of the tail in seconds (default 15)")
-    p.add_argument("--end", type=float, default=None, help="epoch of the history's last sample (default: now)")
-    p.add_argument("--duration", type=float, default=None,
-                   help="simulated seconds of history from the scenario's start (default: the whole scenario); "
-                        "a live exporter started with at=DURATION at --end continues it")
-    p.add_argument("--after", type=float, default=None, metavar="EPOCH",
-                   help="only the samples later than this epoch: the gap between an earlier history's end "
-                        "and a live exporter's first scrape")
-    p.add_argument("--target", default="job=aix,instance=tsmsrv01:10990",
-                   help="labels a scrape would add, as k=v,k=v (default job=aix,instance=tsmsrv01:10990)")
-    args = p.parse_args(argv)
-    if not args.out and not args.openmetrics:
-        p.error("give --out DIR and/or --openmetrics FILE")
-    if args.out:
-        at = args.at if args.at is not None else SCENARIOS[args.scenario]().duration
-        keys = write_replay(args.scenario, args.out, at, args.seed)
-        print(f"wrote {len(keys)} files to {args.out} ({', '.join(keys)}) at t={at:g}s")
-    if args.openmetrics:
-        try:
-            target = dict(kv.split("=", 1) for kv in args.target.split(",") if kv)
-        except ValueError:
-            p.error("--target takes k=v,k=v")
-        try:
-            tmp = outputs.temporary(args.openmetrics)
-        except outputs.OutputError as e:
-            print(f"aix-exporter simulate: --openmetrics {e}", file=sys.stderr)
-            return 1
-        try:
-            n = write_openmetrics(args.scenario, tmp, args.seed, args.step, args.end, args.duration,
-                                  target=target, tail=args.tail, tail_step=args.tail_step, after=args.after)
-            outputs.publish(tmp, args.openmetrics)
-        finally:
-            outputs.discard(tmp)
-        print(f"wrote {n} samples to {args.openmetrics}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -23,11 +23,11 @@ import json
 import re
 import struct
 import time
-import urllib.parse
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
 from .. import httpclient
+from ..errors import CommandError
 
 BATCH_SAMPLES = 20000        # samples a request
 TIMEOUT = 50.0               # seconds a request, the whole of it (a store that drips its answer is cut off)
@@ -37,7 +37,7 @@ _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": DAY, "w": 7 * DAY, "y": 365 * DAY}
 
 
-class StoreError(RuntimeError):
+class StoreError(CommandError, RuntimeError):
     """A store that cannot take the history, or did not keep it: one line for the user."""
 
 
@@ -255,18 +255,15 @@ def count_back(store: Store, targets: list, first: float, last: float) -> int:
     """Samples the store holds for the imported instances between ``first`` and ``last``:
     count_over_time per metric name (a selector of every name would give one label set
     many times once the name is dropped)."""
+    from ..promapi import Prometheus
+    prom = Prometheus(store.url, timeout=TIMEOUT)
     total = 0
     length = int(last - first) + 60
     for target in targets:
         sel = ",".join(f'{k}="{v}"' for k, v in sorted(target.items()))
         try:
-            q = urllib.parse.urlencode({"match[]": f"{{{sel}}}", "start": f"{first - 60:.0f}", "end": f"{last + 60:.0f}"})
-            names = _json(f"{store.url}/api/v1/label/__name__/values?{q}", timeout=TIMEOUT)["data"]
-            for name in names:
-                q = urllib.parse.urlencode({"query": f"sum(count_over_time({name}{{{sel}}}[{length}s]))",
-                                            "time": f"{last + 1:.3f}"})
-                result = _json(f"{store.url}/api/v1/query?{q}", timeout=TIMEOUT)["data"]["result"]
-                total += int(float(result[0]["value"][1])) if result else 0
-        except (httpclient.HTTPClientError, StoreError, ValueError, KeyError, TypeError, IndexError) as e:
+            for name in prom.label_values("__name__", f"{{{sel}}}", first - 60, last + 60):
+                total += int(prom.scalar(f"sum(count_over_time({name}{{{sel}}}[{length}s]))", last + 1) or 0)
+        except (CommandError, ValueError, TypeError) as e:   # a QueryError: the store's answer or its silence
             raise StoreError(f"{httpclient.shown(store.url)}: cannot count the samples back: {e}") from None
     return total

@@ -16,10 +16,12 @@ import tempfile
 import time
 import urllib.request
 
+from ..errors import CommandError
+
 LEFT_BEHIND = ("wal", "chunks_head", "lock", "queries.active")
 
 
-class TempPrometheusError(RuntimeError):
+class TempPrometheusError(CommandError, RuntimeError):
     pass
 
 

@@ -1,0 +1,102 @@
+"""The ways in: one table of subcommands, one module each, one error path.
+
+Every subcommand is a module of this package with
+
+    SYNOPSIS              its usage line(s) as the top-level help shows them
+    add_arguments(p)      its options, on the argparse parser the table made for it
+    run(args) -> int      the work; a user's or the environment's mistake is raised as
+                          errors.CommandError (UsageError for options that do not go together)
+
+and one row in COMMANDS below. main() parses, runs, and says any CommandError once, as
+``aix-exporter NAME: message`` on one line, exit 1 (2 for usage). Adding a subcommand is one
+module, one row and its help golden (tests/unit/test_cli_table.py fails without the row).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import textwrap
+from typing import NamedTuple, Optional
+
+from ..errors import CommandError, UsageError
+
+
+class Command(NamedTuple):
+    module: str        # the module of this package
+    summary: str       # one line for the top-level help
+    prog: str          # the name in its usage and its error lines
+
+
+COMMANDS = {
+    "serve": Command("serve", "serve this LPAR's metrics over HTTP (the default subcommand: its options are "
+                     "the ones above)", "aix-exporter"),
+    "simulate": Command("simulate", "a replay directory or an OpenMetrics history from the simulator",
+                        "aix-exporter simulate"),
+    "import": Command("import_", "recordings (nmon) as Prometheus history on the exporter's metric names",
+                      "aix-exporter import"),
+    "report": Command("report", "a before/after report of one LPAR (HTML, Markdown or CSV), or with "
+                      "--census every LPAR ranked", "aix-exporter report"),
+    "plan": Command("plan", "the 16 MB large-page change of one LPAR: evidence, sizing, memory check, restart "
+                    "pre-flight, commands, rollback, verification", "aix-exporter plan"),
+}
+DEFAULT = "serve"
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help text wrapped at spaces only: a flag such as --no-collector.memory stays whole."""
+
+    def _split_lines(self, text, width):
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
+
+def module(name: str):
+    return importlib.import_module(f"{__name__}.{COMMANDS[name].module}")
+
+
+def subcommands_epilog() -> str:
+    """The top-level help's list of subcommands, from the table: each one's synopsis and summary."""
+    lines = ["subcommands:"]
+    for name, row in COMMANDS.items():
+        for synopsis in module(name).SYNOPSIS.strip().splitlines():
+            lines.append("  " + synopsis)
+        for part in textwrap.wrap(row.summary, 76):
+            lines.append(" " * 24 + part)
+        if name != DEFAULT:
+            lines.append(" " * 24 + f"({row.prog} --help)")
+    return "\n".join(lines)
+
+
+def parser(name: str) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name``: its module's docstring as description, its options."""
+    mod = module(name)
+    p = argparse.ArgumentParser(prog=COMMANDS[name].prog, description=mod.__doc__,
+                                formatter_class=getattr(mod, "FORMATTER", argparse.RawDescriptionHelpFormatter),
+                                **getattr(mod, "PARSER_OPTIONS", {}))
+    mod.add_arguments(p)
+    return p
+
+
+def split(argv: list) -> tuple:
+    """(subcommand, its arguments): the first argument when it names one, else the default."""
+    if argv and argv[0] in COMMANDS:
+        return argv[0], argv[1:]
+    return DEFAULT, argv
+
+
+def main(argv: Optional[list] = None) -> int:
+    name, rest = split(list(sys.argv[1:] if argv is None else argv))
+    p = parser(name)
+    # a subcommand with subcommands of its own (import FORMAT) takes its arguments as they are
+    args = argparse.Namespace(argv=rest) if getattr(module(name), "PASS_THROUGH", False) else p.parse_args(rest)
+    try:
+        return module(name).run(args)
+    except UsageError as e:          # as argparse says its own: the usage, the reason, exit 2
+        p.error(str(e))
+    except CommandError as e:
+        print(f"{e.prog or COMMANDS[name].prog}: {e}", file=sys.stderr)
+        return e.exit_code
+    except OSError as e:             # the environment's: a disk full, a file that went away
+        print(f"{COMMANDS[name].prog}: {e.filename + ': ' if e.filename else ''}{e.strerror or e}", file=sys.stderr)
+        return 1
+    return 2   # (p.error does not return)
