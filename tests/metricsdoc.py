@@ -1,9 +1,9 @@
-"""The README's metrics table, generated from what the exporter really emits.
+"""The metrics table of docs/metrics.md, generated from what the exporter really emits.
 
     .venv/bin/python -m tests.metricsdoc              # prints the table (simulator + fixture replay)
-    .venv/bin/python -m tests.metricsdoc collectors   # the README's Collectors table
+    .venv/bin/python -m tests.metricsdoc collectors   # the Collectors table of docs/configuration.md
 
-tests/unit/test_readme.py fails when the README's tables differ from this output.
+tests/unit/test_readme.py fails when the docs' tables differ from this output.
 """
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def _when(cls) -> str:
 
 
 def collectors_table() -> str:
-    """The README's Collectors table: every registered collector, the commands it reads,
+    """The Collectors table (docs/configuration.md): every registered collector, the commands it reads,
     what it reports, its config-file section and when it runs."""
     from aix_exporter.commands import COMMANDS
     rows = ["| collector | reads | what it reports | config section | runs |", "|---|---|---|---|---|"]

@@ -19,7 +19,7 @@
 #   -n         dry run: print the commands instead of running them
 #
 # Needs python3 and pip from the AIX Toolbox (dnf install python3 python3-pip) and a network
-# or a wheel directory; without them install the RPM or the .pyz bundle instead (README,
+# or a wheel directory; without them install the RPM or the .pyz bundle instead (docs/aix.md,
 # deploy/aix/build-packages.sh). Re-running it upgrades in place (stop, pip install, start).
 # The SRC set-up itself is deploy/aix/src-setup.sh, shared with those packages.
 set -eu

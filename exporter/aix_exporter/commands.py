@@ -3,7 +3,7 @@
 Everything that deals in commands reads this table: the sources (what runs on AIX, the
 replay file name, which commands take an interval and run in the background), the
 simulator's completeness check, the property, fuzz, fixture and conformance tests, the
-benchmarks and the README's Sources table (``python -m aix_exporter.commands``).
+benchmarks and the Sources table of docs/configuration.md (``python -m aix_exporter.commands``).
 
 A row's ``key`` is the command's only spelling: the parser module
 ``parsers/<key>.py``, the replay file ``<key>.txt``, the fixture directory
@@ -152,7 +152,7 @@ def rbac_executables(settings=None) -> list:
 
 
 def sources_table() -> str:
-    """The README's Sources table."""
+    """The Sources table of docs/configuration.md."""
     rows = ["| key | command | what it reports | what runs on AIX (`--source system`) | replay file |",
             "|---|---|---|---|---|"]
     for c in TABLE:

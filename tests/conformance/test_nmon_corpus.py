@@ -39,10 +39,10 @@ def test_summary(imported):
 
 def test_every_unmapped_section_of_the_real_recording_has_a_reason_in_the_readme(imported):
     """The summary names each section it did not map; each has a reason of its own (not the
-    catch-all), and so is in the README's generated "Not mapped" list."""
+    catch-all), and so is in the generated "Not mapped" list of docs/nmon-import.md."""
     from tests.conftest import ROOT
     s, _ = imported
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "nmon-import.md").read_text()
     assert s["not_mapped"]["FILE"] == (187, "kernel file I/O rates (iget, namei, readch, writech): no live metric")
     assert s["not_mapped"]["PAGING"][0] == 187
     for sec, (_, reason) in s["not_mapped"].items():

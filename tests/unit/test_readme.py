@@ -1,26 +1,30 @@
-"""The README's metrics table is what the exporter really emits; its two set-up commands exist."""
+"""The generated tables of the docs (metrics, collectors, sources, nmon mapping) are what the code
+emits; the README's two set-up commands exist; CONTRIBUTING's Layout names every folder."""
+import re
+
 from tests import metricsdoc
 from tests.conftest import FIXTURES, ROOT
 
 
 def test_metrics_table_in_sync_with_the_code():
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "metrics.md").read_text()
     block = readme.split("<!-- metrics:start -->\n", 1)[1].split("<!-- metrics:end -->", 1)[0]
     expected = metricsdoc.table(metricsdoc.emitted(metricsdoc.default_sources(str(FIXTURES / "replay" / "tsm-lpar"))))
-    assert block == expected, "README metrics table is stale: .venv/bin/python -m tests.metricsdoc"
+    assert block == expected, "docs/metrics.md metrics table is stale: .venv/bin/python -m tests.metricsdoc"
 
 
 def test_collectors_table_is_the_registry():
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "configuration.md").read_text()
     block = readme.split("<!-- collectors:start -->\n", 1)[1].split("<!-- collectors:end -->", 1)[0]
-    assert block == metricsdoc.collectors_table(), "README Collectors table is stale: .venv/bin/python -m tests.metricsdoc collectors"
+    assert block == metricsdoc.collectors_table(), \
+        "docs/configuration.md Collectors table is stale: .venv/bin/python -m tests.metricsdoc collectors"
     assert "| `tsm_server` | dsmadmc select from processes, dsmadmc select from sessions, dsmadmc query mount, " \
            "dsmadmc select from summary |" in block
     assert "| `cpu` | the system (not a command) |" in block and "with `--source system` only" in block
 
 
 def test_contract_metrics_are_documented():
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "metrics.md").read_text()
     contract = """aix_memory_size_bytes aix_memory_inuse_bytes aix_memory_free_bytes aix_memory_pinned_bytes
     aix_memory_virtual_bytes aix_paging_space_size_bytes aix_paging_space_inuse_bytes aix_memory_page_inuse_bytes
     aix_memory_page_pinned_bytes aix_memory_page_virtual_bytes aix_memory_page_pool_size_bytes aix_vmstat_cpu_ratio
@@ -48,24 +52,24 @@ def test_setup_commands_exist():
 
 def test_sources_table_is_the_command_table():
     from aix_exporter import commands
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "configuration.md").read_text()
     block = readme.split("<!-- sources:start -->\n", 1)[1].split("<!-- sources:end -->", 1)[0]
-    assert block == commands.sources_table(), "README Sources table is stale: python -m aix_exporter.commands"
+    assert block == commands.sources_table(), "docs/configuration.md Sources table is stale: python -m aix_exporter.commands"
     assert "| `svmon_p` | svmon -P |" in block and "`tsm_actlog.txt`" in block
 
 
 def test_nmon_mapping_table_is_the_importers():
     from aix_exporter.importers import nmon
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "nmon-import.md").read_text()
     block = readme.split("<!-- nmon:start -->\n", 1)[1].split("<!-- nmon:end -->", 1)[0]
-    assert block == nmon.IMPORTER.mapping_table(), "README nmon table is stale: regenerate it from importers/nmon/mapping.py"
+    assert block == nmon.IMPORTER.mapping_table(), "docs/nmon-import.md nmon table is stale: regenerate it from importers/nmon/mapping.py"
     assert "| `MEMPAGES16MB` numframes | `aix_memory_page_pool_size_bytes` |" in block
 
 
 def test_layout_names_every_folder():
-    """The README's Layout block names every package folder and every test and top-level folder,
+    """CONTRIBUTING's Layout block names every package folder and every test and top-level folder,
     so a folder added without its line fails here (issue 46: the section had gone stale)."""
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "CONTRIBUTING.md").read_text()
     block = readme.split("## Layout\n\n```text\n", 1)[1].split("```", 1)[0]
     named = set(block.replace("/", " ").replace(",", " ").replace("(", " ").replace(")", " ").split())
     package = ROOT / "exporter" / "aix_exporter"
@@ -77,3 +81,23 @@ def test_layout_names_every_folder():
     folders -= ignored   # what builds and the demo leave behind (build, dist, demo-data)
     assert "templates" in folders and "importers" in folders
     assert sorted(folders - named) == []
+
+
+def test_the_readme_is_a_front_page_and_docs_hold_the_rest():
+    """Issue 46: the README was 1,109 lines; it keeps what the project is, the two commands,
+    pictures and one screen per journey, and links every page of docs/ (each of which exists)."""
+    readme = (ROOT / "README.md").read_text()
+    assert readme.count("\n") < 350
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert len(pages) >= 10
+    for page in pages:
+        assert f"](docs/{page})" in readme, page
+    for target in re.findall(r"\]\((docs/[^)#\s]+)", readme):
+        assert (ROOT / target).exists(), target
+
+
+def test_relative_links_of_the_docs_lead_somewhere():
+    for page in [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if not re.match(r"^[a-z]+:", target):
+                assert (page.parent / target).exists(), f"{page.name}: {target}"

@@ -245,7 +245,7 @@ def test_counter_reads_cost_a_bounded_number_of_steps_at_any_simulated_time(monk
 
 
 def test_the_readmes_three_regime_table_is_the_models():
-    """The README's model figures at 8 drives (tape, miss ratio, %sys / %usr) for 4 KB, IBM's
+    """docs/simulator.md's model figures at 8 drives (tape, miss ratio, %sys / %usr) for 4 KB, IBM's
     64 KB line and 16 MB pages, from the model itself: case-study's 4 KB hours, ibm-64k-quiet and
     steady, without noise."""
     import re
@@ -253,7 +253,7 @@ def test_the_readmes_three_regime_table_is_the_models():
     from aix_exporter.simulate.model import Model, user_share
     from aix_exporter.simulate.scenarios import get
     from tests.conftest import ROOT
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "simulator.md").read_text()
     rows = dict(re.findall(r"^\| (4 KB|64 KB|16 MB)[^|]* \| \d+ \| ([\d.]+ \| [\d.]+ % \| [\d.]+ / [\d.]+ = [\d.]+) \|$",
                            readme, re.M))
     got = {}

@@ -1,7 +1,7 @@
 """Tape utilization report: ``iostat -p`` (AIX).
 
 Written from the AIX iostat documentation; no real capture of this report is
-public yet, so the parser is strict about its header (README: awaits
+public yet, so the parser is strict about its header (docs/aix.md: awaits
 confirmation on a real drive). The report follows the disk report's layout:
 
     System configuration: lcpu=16 drives=4 ent=4.00 paths=8 vdisks=0 tapes=2

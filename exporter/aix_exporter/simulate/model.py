@@ -1,6 +1,6 @@
 """The model: state of the LPAR and its TSM server at a simulated time.
 
-Physics (calibrated to seed 000, documented in README 'Simulator'):
+Physics (calibrated to seed 000, documented in docs/simulator.md):
 
 * Pinning a 256 KB buffer takes c lock cycles: 64 with 4 KB pages, 4 with
   64 KB, 1 with 16 MB (seed 000's table). Buffers live in the data heap, so the

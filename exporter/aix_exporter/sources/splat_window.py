@@ -1,5 +1,5 @@
 """Where a splat report comes from on AIX: the newest file of a watched directory, or a
-trace window run by the exporter (root; README 'Lock statistics')."""
+trace window run by the exporter (root; docs/aix.md 'Lock statistics')."""
 from __future__ import annotations
 
 import glob

@@ -1,5 +1,5 @@
 """nmon sections and columns -> the live exporter's metric names, as data, and the samples of
-one snapshot. The README's mapping table and the sections the reader keeps (MAPPED_SECTIONS)
+one snapshot. The mapping table of docs/nmon-import.md and the sections the reader keeps (MAPPED_SECTIONS)
 are derived from these tables, so a new row is read, listed and documented at once."""
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ NOT_MAPPED_PREFIXES = {"CPU": "per-CPU rows", "SCPU": "per-CPU rows", "PCPU": "p
 
 
 def mapping_table() -> str:
-    """The mapping as the README shows it (between its nmon:start and nmon:end marks)."""
+    """The mapping as docs/nmon-import.md shows it (between its nmon:start and nmon:end marks)."""
     rows = ["", "| nmon section, column | metric | labels | scale |", "|---|---|---|---|"]
     for (sec, col), (metric, labels, scale) in GAUGES.items():
         lab = ", ".join(f'{k}="{v}"' for k, v in labels.items())
