@@ -52,9 +52,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional
 
 import h11
-from prometheus_client.exposition import choose_encoder
 
-from . import __version__
+from . import __version__, exposition
 
 log = logging.getLogger("aix_exporter")
 
@@ -321,7 +320,7 @@ class Server:
             if self._in_flight >= self.max_requests:
                 return 503, text, (f"too many scrapes in flight (--web.max-requests={self.max_requests})\n"
                                    ).encode(), [(b"Retry-After", b"1")]
-            encoder, ctype = choose_encoder(headers.get("Accept"))
+            encoder, ctype = exposition.choose(headers.get("Accept"))
             gz = "gzip" in (headers.get("Accept-Encoding") or "")
             deadline = scrape_deadline(headers, self.max_scrape_timeout)
             self._in_flight += 1

@@ -170,9 +170,9 @@ def run(args) -> int:
     collectors = selected_collectors(args, settings, source)
     exporter = Exporter(source, collectors, min_interval=args.min_interval)
     if args.once:
-        from prometheus_client import generate_latest
+        from ..exposition import text
         exporter.collect_all()
-        sys.stdout.write(generate_latest(exporter.registry()).decode())
+        sys.stdout.write(text(exporter.registry()).decode())
         return 0
     return _serve(args, exporter, source, collectors, web_config)
 
