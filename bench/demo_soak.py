@@ -10,7 +10,12 @@ failure:
 - every alert that went pending or firing (name, instance, state, first seen), against
   EXPECTED, the alerts the README names: any other alert, or one listed twice, fails;
 - parse errors and tracebacks in the exporters' logs (any fails);
-- tape MiB/s, read + written, per instance over the soak (tsmsrv01 must stay near 378);
+- tape MiB/s, read + written, per instance over the soak: tsmsrv01 within 2 % of 378 at every
+  poll, and in every minute of its history's 16 MB part (from the regime's first five minutes,
+  whose [5m] window still holds the restart, on);
+- that Alertmanager holds no alert Prometheus has not fired (the backfill must not send any);
+- that no alert text holds a fractional count ("appeared 1.003 times");
+- the "Overlapping blocks" warnings in Prometheus' log (more than three fail: a flood);
 - every URL the banner prints (each must answer 200) and the amtool command it prints;
 - that SIGTERM to the script leaves no process of its session behind.
 tests/e2e/test_demo.py runs the same checks over a shorter soak.
@@ -105,6 +110,31 @@ class Demo:
         _, body = get(f"http://127.0.0.1:{self.prom}/api/v1/alerts")
         return json.loads(body)["data"]["alerts"]
 
+    def alertmanager(self):
+        """The alerts Alertmanager holds (its API v2), [] when the demo runs without it."""
+        try:
+            _, body = get(f"http://127.0.0.1:{self.am}/api/v2/alerts")
+        except OSError:
+            return []
+        return json.loads(body)
+
+    def history_tape(self):
+        """tsmsrv01's tape MiB/s at each minute of its history's 16 MB part, from the sixth minute
+        of the regime (the [5m] window then no longer holds the restart) to the history's end."""
+        from aix_exporter.promapi import Prometheus
+        prom = Prometheus(f"http://127.0.0.1:{self.prom}")
+        now = time.time()
+        regime = prom.range('aix:regime_page_size:bytes{instance="tsmsrv01:10990"}', now - 9 * 3600, now, 60)
+        starts = [float(t) for t, v in (regime[0]["values"] if regime else []) if float(v) == 16777216]
+        if not starts:
+            return []
+        res = prom.range(TAPE.replace('job="aix"', 'job="aix",instance="tsmsrv01:10990"'), starts[0] + 360, now, 60)
+        return [(float(t), float(v)) for t, v in (res[0]["values"] if res else [])]
+
+    def overlap_warnings(self):
+        with open(os.path.join(self.dir, "prometheus.log"), errors="replace") as fh:
+            return sum("Overlapping blocks" in line for line in fh)
+
     def log_problems(self):
         out = []
         for name in sorted(os.listdir(self.dir)):
@@ -160,6 +190,7 @@ class Soak:
         self.seen = {}        # (instance, alertname, state) -> seconds after the banner
         self.problems = []
         self.tape = {}        # instance -> [min, max] MiB/s
+        self.fired = set()    # (alertname, instance) Prometheus has fired
         self.polls = 0
         self.t0 = time.monotonic()
 
@@ -169,6 +200,15 @@ class Soak:
                  tuple(sorted(a["labels"].items()))) for a in alerts]
         if len(keys) != len(set(keys)):
             self.problems.append(f"an alert listed twice: {sorted(k[:3] for k in keys)}")
+        self.fired |= {(name, inst) for inst, name, state, _ in keys if state == "firing"}
+        for a in self.demo.alertmanager():
+            key = (a["labels"].get("alertname"), a["labels"].get("instance"))
+            if key not in self.fired:
+                self.problems.append(f"Alertmanager holds {key[0]} on {key[1]}, which Prometheus has not fired")
+        for a in alerts + self.demo.alertmanager():
+            for text in a.get("annotations", {}).values():
+                if re.search(r"\b\d+\.\d+ times", text):
+                    self.problems.append(f"a fractional count in {a['labels'].get('alertname')}: {text}")
         for inst, name, state, _ in keys:
             if (inst, name, state) not in self.seen:
                 self.seen[(inst, name, state)] = round(time.monotonic() - self.t0)
@@ -188,8 +228,16 @@ class Soak:
 
     def finish(self, banner):
         for inst, (lo, hi) in self.tape.items():
-            if inst == "tsmsrv01:10990" and not (363 < lo <= hi < 393):
-                self.problems.append(f"tsmsrv01 tape {lo:.1f}..{hi:.1f} MiB/s, not about 378")
+            if inst == "tsmsrv01:10990" and not (378 * 0.98 <= lo <= hi <= 378 * 1.02):
+                self.problems.append(f"tsmsrv01 tape {lo:.1f}..{hi:.1f} MiB/s live, not within 2 % of 378")
+        self.history = self.demo.history_tape()
+        off = [(t, v) for t, v in self.history if not 378 * 0.98 <= v <= 378 * 1.02]
+        if not self.history or off:
+            self.problems.append(f"tsmsrv01 tape in the history's 16 MB part: {len(off)} of {len(self.history)} "
+                                 f"minutes outside 2 % of 378 MiB/s, e.g. {off[:3]}")
+        self.overlaps = self.demo.overlap_warnings()
+        if self.overlaps > 3:
+            self.problems.append(f"Prometheus' log: {self.overlaps} 'Overlapping blocks' warnings")
         self.problems += [f"log: {line}" for line in self.demo.log_problems()]
         for url in banner_urls(banner):
             try:
@@ -232,6 +280,11 @@ def main():
         print(f"| {inst} | {name} | {state} | {t} |")
     for inst, (lo, hi) in sorted(soak.tape.items()):
         print(f"tape MiB/s on {inst}: {lo:.1f} .. {hi:.1f}")
+    if soak.history:
+        values = [v for _, v in soak.history]
+        print(f"tape MiB/s on tsmsrv01 in the history's 16 MB part, {len(values)} minutes: "
+              f"{min(values):.1f} .. {max(values):.1f}")
+    print(f"'Overlapping blocks' warnings in Prometheus' log: {soak.overlaps}")
     print("problems: " + ("none" if not problems else ""))
     for p in problems:
         print(f"  {p}")
