@@ -1,0 +1,145 @@
+"""Where a fresh scrape's CPU goes, stage by stage, at three sizes (README default ~250, ~1,000
+and ~5,000 series): the command text is captured first (a replay directory written from the
+simulator, so no stage is the simulator's own rendering), then
+
+  read      every command's captured text read from its file (on AIX: the commands run)
+  collect   parse and collect (Exporter.collect_all on the replay, minus the read)
+  families  the families with the self metrics (registry().collect())
+  encode    OpenMetrics 1.0 (exposition.openmetrics), gzip level 1
+  fresh     server CPU per scrape of a running exporter on that replay, --collect.min-interval 0,
+            Prometheus' headers (OpenMetrics, gzip), one connection per scrape
+  cached    the same with the exposition reused (--collect.min-interval 3600): what a second
+            scraper within the interval (an HA pair of Prometheus servers) costs
+and, scraped the same way, Debian's node_exporter with its default collectors (every scrape of
+it is a fresh collection), with CPU per series for both.
+
+    python3 bench/scrape_stages.py [--scrapes 200]
+
+Medians of process CPU time in ms (in-process stages: 30 runs).
+"""
+import argparse
+import gzip
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+from common import cpu_seconds, free_port, scrape, series, start_exporter, stop, wait
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "exporter"))
+
+from aix_exporter import exposition  # noqa: E402
+from aix_exporter.collectors import registry as collectors  # noqa: E402
+from aix_exporter.commands import TABLE  # noqa: E402
+from aix_exporter.config import load  # noqa: E402
+from aix_exporter.exporter import Exporter  # noqa: E402
+from aix_exporter.sources import NotRunning, open_source  # noqa: E402
+from aix_exporter.sources.simulate import SimulatedSource  # noqa: E402
+
+SIZES = {"default": 0, "~1,000": 53, "~5,000": 320}   # simulated processes
+
+
+def replay(directory, processes):
+    src = SimulatedSource("case-study?at=20000" + (f"&processes={processes}" if processes else ""))
+    src.set_time(20000)
+    for cmd in TABLE:
+        try:
+            text = src.read(cmd.key)
+        except NotRunning:
+            continue
+        with open(os.path.join(directory, f"{cmd.key}.txt"), "w") as fh:
+            fh.write(text)
+
+
+def median_ms(fn, n=30):
+    fn()
+    times = []
+    for _ in range(n):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return statistics.median(times) * 1000
+
+
+def stages(directory):
+    settings = load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench.yml"))   # as the server's
+    source = open_source(f"replay:{directory}", settings)
+    ex = Exporter(source, [cls(settings) for cls in collectors().values() if not cls.requires_system],
+                  min_interval=0)
+    keys = [n[:-4] for n in os.listdir(directory) if n.endswith(".txt")]
+    read = median_ms(lambda: [source.read(k) for k in keys])
+    collect = median_ms(ex.collect_all) - read
+    families = median_ms(lambda: list(ex.registry().collect()))
+    frozen = list(ex.registry().collect())
+
+    class Fixed:
+        def collect(self):
+            return frozen
+    from prometheus_client import CollectorRegistry
+    reg = CollectorRegistry(auto_describe=False)
+    reg.register(Fixed())
+    body = exposition.openmetrics(reg)
+    encode = median_ms(lambda: exposition.openmetrics(reg))
+    gz = median_ms(lambda: gzip.compress(body, compresslevel=1))
+    ex.stop()
+    return read, collect, families, encode, gz
+
+
+def server_cpu(directory, min_interval, scrapes):
+    port = free_port()
+    proc = start_exporter(f"replay:{directory}", port, "--collect.min-interval", str(min_interval))
+    try:
+        wait(port)
+        n = series(scrape(port)[1])
+        c0 = cpu_seconds(proc.pid)
+        for _ in range(scrapes):
+            scrape(port)
+        return n, (cpu_seconds(proc.pid) - c0) / scrapes * 1000
+    finally:
+        stop(proc)
+
+
+def node_exporter(scrapes):
+    import shutil
+    from common import start
+    binary = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
+    if not binary:
+        return None
+    port = free_port()
+    proc = start([binary, f"--web.listen-address=127.0.0.1:{port}"])
+    try:
+        wait(port)
+        n = series(scrape(port)[1])
+        c0 = cpu_seconds(proc.pid)
+        for _ in range(scrapes):
+            scrape(port)
+        return n, (cpu_seconds(proc.pid) - c0) / scrapes * 1000
+    finally:
+        stop(proc)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scrapes", type=int, default=200)
+    args = ap.parse_args()
+    print("| size | series | read | collect | families | encode | gzip | sum | fresh scrape | per 1,000 series "
+          "| cached scrape |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, procs in SIZES.items():
+        with tempfile.TemporaryDirectory() as d:
+            replay(d, procs)
+            parts = stages(d)
+            n, fresh = server_cpu(d, 0, args.scrapes)
+            _, cached = server_cpu(d, 3600, args.scrapes)
+            cells = " | ".join(f"{p:.2f}" for p in parts)
+            print(f"| {label} | {n} | {cells} | {sum(parts):.2f} | {fresh:.2f} | {fresh / n * 1000:.2f} "
+                  f"| {cached:.2f} |")
+    ne = node_exporter(args.scrapes)
+    if ne:
+        n, fresh = ne
+        print(f"| node_exporter | {n} | | | | | | | {fresh:.2f} | {fresh / n * 1000:.2f} | |")
+
+
+if __name__ == "__main__":
+    main()
