@@ -33,11 +33,20 @@ def stubbed_system_source(work):
     """A SystemSource whose commands are stand-ins under `work` (--path.commands) that print
     the replay fixtures (aix_exporter.tools.standin)."""
     s = Settings()
+    # the server view is configured as on an LPAR that has it (issue 47: without an admin id
+    # tsm_server failed every cycle, so the row measured fewer series than the LPAR serves)
+    s.tsm.admin_id = "monitor"
+    s.tsm.password_file = os.path.join(work, "tsm.pw")
+    with open(s.tsm.password_file, "w") as fh:
+        fh.write("secret\n")
+    os.chmod(s.tsm.password_file, 0o600)
     standin.write(REPLAY, os.path.join(work, "root"), s)
     s.command_root = os.path.join(work, "root")
     reports = os.path.join(work, "splat")
     os.mkdir(reports)
-    shutil.copy(os.path.join(REPLAY, "splat.txt"), reports)
+    # a report under the name the watched directory is read by (splat.report_glob, *.out): as
+    # splat.txt it was never found and the splat collector failed every cycle
+    shutil.copy(os.path.join(REPLAY, "splat.txt"), os.path.join(reports, "splat.out"))
     s.splat.report_dir = reports
     s.tsm.actlog_file = os.path.join(REPLAY, "tsm_actlog.txt")
     return system.SystemSource(s), s
@@ -47,6 +56,9 @@ def measure(src, cycles, settings, with_system_only=False):
     cols = [c(settings) for c in registry().values() if with_system_only or not c.requires_system]
     e = Exporter(src, cols)
     e.collect_all()
+    failed = sorted(name for name, r in e.results.items() if not r.success)
+    if failed:   # a row with a failing collector measures less than it says
+        raise SystemExit(f"collectors failed on {src}: {failed}: " + "; ".join(e.results[f].error or "" for f in failed))
     n = sum(len(f.samples) for f in e.families())
     t0 = time.process_time()
     for _ in range(cycles):
