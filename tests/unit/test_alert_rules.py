@@ -21,6 +21,8 @@ def test_compiled_rules_equal_the_jsonnet_sources():
     import build_rules as build
     assert (ALERTS / "aix-rules.yml").read_text() == build.render(build.compile_rules()), \
         "alerts/aix-rules.yml is stale: python3 alerts/build_rules.py"
+    assert (ALERTS / build.ALERTING).read_text() == build.render(build.alerting_subset(build.compile_rules())), \
+        "alerts/tests/alerting-rules.yml is stale: python3 alerts/build_rules.py"
     for name, overrides in build.OUTPUTS.items():
         assert (ALERTS / name).read_text() == build.render(build.compile_rules(overrides)), \
             f"alerts/{name} is stale: python3 alerts/build_rules.py"
@@ -35,6 +37,24 @@ def test_promtool_check_and_test_rules():
                           cwd=ALERTS / "tests", capture_output=True, text=True)
     assert test.returncode == 0, test.stdout + test.stderr
     assert "SUCCESS" in test.stdout
+
+
+def test_the_threshold_tests_load_every_alert_and_each_rule_it_reads_as_shipped():
+    """alerts/tests/alerting-rules.yml: every alerting rule of aix-rules.yml, and each recording
+    rule an alert names (transitively), identical to the shipped one; nothing else."""
+    import build_rules as build
+    shipped = rules()
+    subset = yaml.safe_load((ALERTS / build.ALERTING).read_text())
+    by_key = {(r.get("record") or r.get("alert")): r for g in shipped["groups"] for r in g["rules"]}
+    kept = [r for g in subset["groups"] for r in g["rules"]]
+    assert all(by_key[r.get("record") or r.get("alert")] == r for r in kept)
+    assert {r["alert"] for r in kept if "alert" in r} == {k for k, r in by_key.items() if "alert" in r}
+    named = set()
+    for r in kept:
+        named |= set(build.RECORDED.findall(r["expr"]))
+    assert {r["record"] for r in kept if "record" in r} == named & set(by_key)
+    assert "aix:regime_page_size:bytes" not in named and len(kept) == 28
+    assert yaml.safe_load((ALERTS / "tests" / "thresholds.test.yml").read_text())["rule_files"] == ["alerting-rules.yml"]
 
 
 def test_every_alert_has_runbook_annotations_and_a_firing_and_quiet_test():
