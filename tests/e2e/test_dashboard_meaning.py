@@ -14,7 +14,8 @@ import statistics
 import pytest
 
 from aix_exporter.simulate.model import Model
-from aix_exporter.simulate.render import system_pages
+from aix_exporter.simulate.model import ENT, PGSP_FRAMES
+from aix_exporter.simulate.render import mem_frames, memory_frames, system_pages
 from aix_exporter.simulate.scenarios import SCENARIOS
 from tests.e2e.test_dashboard_queries import substitute
 from tests.unit.test_dashboards import dashboards
@@ -76,6 +77,14 @@ PANELS = [
      lambda s: system_pages(s)["s"]["inuse"] * 4096, ("rel", 0.01)),
     ("aix-overview.json", "Memory by page size", "{{instance}} {{psize}}", {"psize": "16M"},
      lambda s: system_pages(s).get("L", {"inuse": 0})["inuse"] * 16 * MIB, ("abs", 16 * MIB)),
+    # issue 48: a ratio with the wrong denominator (paging space over real memory) passed every
+    # dashboard test. svmon -G's "pg space" row: 81,920 of 4,194,304 frames in use = 1.953125 %
+    ("aix-overview.json", "Paging space used", "{{instance}}", None, lambda s: 81920 / PGSP_FRAMES, ("rel", 0.001)),
+    ("aix-overview.json", "Real memory", "{{instance}} size", None, lambda s: mem_frames(s) * 4096, ("rel", 0.001)),
+    ("aix-overview.json", "Real memory", "{{instance}} in use", None, lambda s: memory_frames(s)["inuse"] * 4096,
+     ("rel", 0.01)),
+    ("aix-overview.json", "Physical CPUs consumed vs entitled", "{{instance}} entitled", None, lambda s: ENT,
+     ("abs", 0.001)),
     ("aix-large-pages.json", "Pool: size, in use, free (pages)", "{{instance}} pool", None, lambda s: s.lgpg_regions, ("abs", 0.5)),
     ("aix-large-pages.json", "Pool: size, in use, free (pages)", "{{instance}} in use", None,
      lambda s: s.pool_inuse if s.lgpg_regions else 0, ("abs", 1.0)),
