@@ -216,3 +216,58 @@ def test_two_recordings_disagreeing_about_one_snapshot_are_named(tmp_path):
     assert (f"  conflicting: {b} repeats 1 snapshot(s) read before with other values (the values read "
             "first are kept: two recordings of one LPAR at the same time?)\n") in r.stdout
     assert run_import("nmon", [str(a), str(a)], str(tmp_path / "h3.om"), tz="UTC")["conflicting"] == []
+
+
+def test_a_recording_with_only_unmapped_sections_imports_nothing_and_says_so(tmp_path):
+    """Issue 48: snapshots holding only sections no live metric comes from imported as
+    '3 snapshots, 0 samples', wrote blocks and exited 0. Now: exit 1, one line, no file."""
+    rec = tmp_path / "only-file.nmon"
+    rows = ["AAA,progname,topas_nmon", "AAA,host,lpar9", "AAA,date,02-NOV-2026",
+            "FILE,File I/O lpar9,iget,namei,dirblk,readch,writech,ttyrawch,ttycanch,ttyoutch"]
+    for i in range(1, 4):
+        rows += [f"ZZZZ,T000{i},0{i}:00:00,02-NOV-2026", f"FILE,T000{i},0,10,0,100,200,0,0,0"]
+    rec.write_text("\n".join(rows) + "\n")
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "import", "nmon", "--tz", "UTC", str(rec),
+                        "--out", str(tmp_path / "h.om")], capture_output=True, text=True, env=env(), timeout=60)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == ("aix-exporter import nmon: 3 snapshots but no sample of a section the exporter's metrics come "
+                        "from (sections read but not mapped: FILE): nothing to import\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["only-file.nmon"]
+
+
+def test_the_summary_is_in_utc_whatever_the_machines_zone(tmp_path):
+    """Issue 48: the tests only ever ran in UTC. The summary's times are UTC (it says so) and the
+    samples' times the recording's own zone, whatever TZ the importing machine has."""
+    outs = {}
+    for tz in ("UTC", "Asia/Kolkata", "America/Los_Angeles"):
+        out = tmp_path / f"{tz.replace('/', '_')}.om"
+        r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "import", "nmon", "--tz", "Europe/Paris",
+                            str(FIXTURES / "nmon" / "tsmnm01-day1-4k.nmon"), "--out", str(out)],
+                           capture_output=True, text=True, env={**env(), "TZ": tz}, timeout=60)
+        assert r.returncode == 0, r.stderr
+        outs[tz] = (r.stdout.replace(str(out), "OUT"), out.read_text())
+    # 02-NOV-2026 00:00 in Paris (CET, +01:00) is 2026-11-01 23:00 UTC
+    assert "  time range: 2026-11-01 23:00:00 UTC .. " in outs["UTC"][0]
+    assert outs["Asia/Kolkata"] == outs["UTC"] == outs["America/Los_Angeles"]
+
+
+def test_several_daily_files_of_one_lpar_make_one_series_in_time_order(tmp_path):
+    """Issue 48: the import across several daily files of one LPAR. Given day 2 before day 1,
+    one series per metric for tsmnm01:10990 runs through both days in time order: 24 hourly
+    snapshots each, the pool 0 on day 1 (4 KB pages) and 160 pages of 16 MiB from day 2's first
+    snapshot, user CPU 3 % then 28 %."""
+    out = tmp_path / "h.om"
+    s = run_import("nmon", [str(FIXTURES / "nmon" / "tsmnm01-day2-16m.nmon"), str(FIXTURES / "nmon" / "tsmnm01-day1-4k.nmon")],
+                   str(out), tz="UTC")
+    assert (s["files"], s["snapshots"], s["targets"]) == (2, 48, [{"instance": "tsmnm01:10990", "job": "aix"}])
+    day1 = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc).timestamp()
+    assert (s["first"], s["last"]) == (day1, day1 + 47 * 3600)
+    pool, user = [], []
+    for line in out.read_text().splitlines():
+        if line.startswith('aix_memory_page_pool_size_bytes{instance="tsmnm01:10990",job="aix",psize="16M"}'):
+            pool.append((float(line.split()[2]), float(line.split()[1])))
+        if line.startswith("aix_vmstat_cpu_ratio{") and 'mode="user"' in line:
+            user.append((float(line.split()[2]), float(line.split()[1])))
+    assert [t for t, _ in pool] == [day1 + h * 3600 for h in range(48)]              # one series, in order
+    assert {v for t, v in pool if t < day1 + 86400} == {0.0} and {v for t, v in pool if t >= day1 + 86400} == {160 * 16 * 2**20}
+    assert {v for t, v in user if t < day1 + 86400} == {0.03} and {v for t, v in user if t >= day1 + 86400} == {0.28}

@@ -173,6 +173,10 @@ def _import(fmt: str, args, out: str) -> int:
         print("\r", end="", file=sys.stderr)
     if not summary["snapshots"]:
         raise Failed(fmt, f"no complete snapshot in any of the {len(args.files)} file(s): are they {fmt} recordings?")
+    if not summary["samples"]:   # issue 48: it said "3 snapshots, 0 samples ... blocks written", exit 0
+        held = ", ".join(summary["not_mapped"]) or "none"
+        raise Failed(fmt, f"{summary['snapshots']} snapshots but no sample of a section the exporter's metrics "
+                          f"come from (sections read but not mapped: {held}): nothing to import")
     if args.out:
         outputs.publish(out, args.out)
         out = args.out
