@@ -229,3 +229,19 @@ def test_simulate_after_on_the_command_line(tmp_path, capsys):
                           "1800000000", "--tail", "30", "--after", "1799999985"]) == 0
     stamps = {line.rsplit(" ", 1)[1] for line in simulated_lines(om) if not line.startswith("#")}
     assert stamps == {"1800000000.000"}
+
+
+def test_the_splat_reports_time_in_a_history_is_each_samples_time():
+    """Issue 48: a slip in the splat report's time in simulated histories passed every test.
+    At every step the report is the one just produced: its timestamp is the sample's own time,
+    and its window the 5-second trace the simulated splat reports."""
+    end = 1_800_000_000.0
+    seen = []
+    for epoch, families in simulate.history("steady", seed=1, step=60, end=end, duration=300):
+        by_name = {f.name: f for f in families}
+        stamp = by_name["aix_splat_report_timestamp_seconds"].samples[0].value
+        window = by_name["aix_splat_window_seconds"].samples[0].value
+        seen.append((epoch, stamp, window))
+    assert [e for e, _, _ in seen] == [end - 300 + 60 * k for k in range(6)]
+    assert all(stamp == epoch for epoch, stamp, _ in seen), seen
+    assert {w for _, _, w in seen} == {5.0}
