@@ -1,4 +1,5 @@
-"""Mutation score of the alert and recording rules' source (alerts/alerts.libsonnet).
+"""Mutation score of the alert and recording rules' sources (alerts/alerts.libsonnet, and
+exporter/aix_exporter/figures.json, where the per-regime figures' expressions live).
 
     .venv/bin/python bench/rule_mutation.py [--jobs 2] [--out bench/rule-mutation-survivors.md]
                                             [--rerun bench/rule-mutation-survivors.md]
@@ -7,7 +8,11 @@ Each mutant is one change of the PromQL inside the jsonnet: a comparison turned 
 widened (< and <=, > and >=, == and !=), an aggregation swapped (sum, max, min, avg), a
 label value swapped for its sibling (mode sys/user, psize 16M/4K, large-page mode M/Y,
 setting current/boot, ANR0358E/ANR9999D), a set operator swapped (and/unless), a literal number
-in an expression moved by one, a rate function swapped (rate/irate, deriv/delta). The
+in an expression moved by one, a rate function swapped (rate/irate, deriv/delta); since issue 48
+also != turned into > and <, sum and avg swapped both ways, a unit constant swapped for its
+neighbour (2^30 and 2^20, 1e9 and 1e6, 1024 and 1000), a metric swapped for its neighbour in a
+ratio (paging space for real memory, the pool's size for its use, read for written) and a
+regex matcher negated. The
 mutated source is compiled as alerts/build_rules.py does (both rule files) in a copy of the
 tree, and the mutant is caught when a compile fails (counted apart, as are mutants that leave
 the rule files unchanged) or when
@@ -30,6 +35,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join("alerts", "alerts.libsonnet")
+SOURCES = (SOURCE, os.path.join("exporter", "aix_exporter", "figures.json"))
 
 SWAPS = [(" <= ", " < "), (" < ", " <= "), (" >= ", " > "), (" > ", " >= "), (" == ", " != "), (" != ", " == "),
          ("< bool", "<= bool"), ("> bool", ">= bool"),
@@ -41,7 +47,16 @@ SWAPS = [(" <= ", " < "), (" < ", " <= "), (" >= ", " > "), (" > ", " >= "), (" 
          ('msgid="ANR0358E"', 'msgid="ANR9999D"'), ('msgid="ANR9999D"', 'msgid="ANR0358E"'),
          (" and on", " unless on"), (" unless on", " and on"),
          ("rate(", "irate("), ("deriv(", "delta("), ("delta(", "deriv("), ("increase(", "delta("),
-         ("last_over_time(", "max_over_time("), ("avg_over_time(", "max_over_time(")]
+         ("last_over_time(", "max_over_time("), ("avg_over_time(", "max_over_time("),
+         # issue 48: the operators that would have found its planted rule and dashboard bugs
+         (" != ", " > "), (" != ", " < "), ("sum by", "avg by"), ("avg by", "sum by"),
+         ("1073741824", "1048576"), ("1048576", "1073741824"), ("2^30", "2^20"), ("2^20", "2^30"),
+         ("1e9", "1e6"), ("1e6", "1e9"), ("1024", "1000"),
+         ("aix_paging_space_size_bytes", "aix_memory_size_bytes"),
+         ("aix_memory_page_pool_size_bytes", "aix_memory_page_inuse_bytes"),
+         ("aix_memory_page_inuse_bytes", "aix_memory_page_pool_size_bytes"),
+         ("_read_bytes_total", "_written_bytes_total"), ("_written_bytes_total", "_read_bytes_total"),
+         ('=~\\"', '!~\\"'), ('=~"', '!~"')]
 NUMBER = re.compile(r"(?<=[ (*+/-])(\d+)(?=[ )\],;])")
 
 
@@ -87,12 +102,21 @@ def compiled(work):
     return {f: open(os.path.join(work, "alerts", f), encoding="utf-8").read() for f in RULE_FILES}
 
 
-def check(work, text, promtool, baseline=None):
+def check(work, text, promtool, baseline=None, source=SOURCE):
     """'compile' (the source does not build), 'unchanged' (the rule files come out the same: a
     change in a comment or in a value nothing reads), 'caught' (a promtool test fails) or
     'survived'."""
-    with open(os.path.join(work, SOURCE), "w", encoding="utf-8") as fh:
+    with open(os.path.join(work, source), "w", encoding="utf-8") as fh:
         fh.write(text)
+    try:
+        return _checked(work, promtool, baseline)
+    finally:   # the next mutant of another source starts from this one's original
+        with open(os.path.join(ROOT, source), encoding="utf-8") as fh, \
+                open(os.path.join(work, source), "w", encoding="utf-8") as out:
+            out.write(fh.read())
+
+
+def _checked(work, promtool, baseline):
     build = subprocess.run([sys.executable, os.path.join(work, "alerts", "build_rules.py")], capture_output=True,
                            text=True, timeout=300)
     if build.returncode != 0:
@@ -157,28 +181,32 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "rule-mutation-survivors.md"))
     ap.add_argument("--rerun", help="a survivors file: run only the mutants it marks unexplained")
+    ap.add_argument("--issue48", action="store_true", help="only the mutants of the operators issue 48 added")
     args = ap.parse_args()
     promtool = shutil.which("promtool") or sys.exit("needs promtool (Debian package prometheus)")
-    text = open(os.path.join(ROOT, SOURCE), encoding="utf-8").read()
-    todo = mutants(text)
+    texts = {src: open(os.path.join(ROOT, src), encoding="utf-8").read() for src in SOURCES}
+    todo = [(src, *m) for src in SOURCES for m in mutants(texts[src])]
+    if args.issue48:   # only the operators issue 48 added
+        new = {f"{a.strip()} -> {b.strip()}" for a, b in SWAPS[SWAPS.index((" != ", " > ")):]}
+        todo = [m for m in todo if m[2] in new]
     if args.rerun:
         wanted = unexplained_in(args.rerun)
-        todo = [m for m in todo if (SOURCE, m[0], m[3], m[1]) in wanted]
+        todo = [m for m in todo if (m[0], m[1], m[4], m[2]) in wanted]
     works = [tree() for _ in range(args.jobs)]
     try:
-        assert check(works[0], text, promtool) == "survived", "the unmutated rules fail their tests"
+        assert check(works[0], texts[SOURCE], promtool) == "survived", "the unmutated rules fail their tests"
         baseline = compiled(works[0])
 
         def one(k):
-            line, what, mutated, col = todo[k]
-            return line, what, col, check(works[k % args.jobs], mutated, promtool, baseline)
+            src, line, what, mutated, col = todo[k]
+            return src, line, what, col, check(works[k % args.jobs], mutated, promtool, baseline, src)
         results = []
         with cf.ThreadPoolExecutor(args.jobs) as pool:
             # each worker tree is used by one thread at a time: job k runs in tree k % jobs
             for start in range(0, len(todo), args.jobs):
-                for line, what, col, status in pool.map(one, range(start, min(start + args.jobs, len(todo)))):
-                    results.append((line, what, col, status))
-                    print(f"{len(results)}/{len(todo)} {SOURCE}:{line}:{col}: {what}: {status}", flush=True)
+                for src, line, what, col, status in pool.map(one, range(start, min(start + args.jobs, len(todo)))):
+                    results.append((line, what, col, status, src))
+                    print(f"{len(results)}/{len(todo)} {src}:{line}:{col}: {what}: {status}", flush=True)
     finally:
         for w in works:
             shutil.rmtree(w, ignore_errors=True)
@@ -187,11 +215,11 @@ def main():
     print(json.dumps(counts))
     print(f"| source | mutants | do not compile | rules unchanged | caught | survived | score |\n"
           f"|---|---|---|---|---|---|---|\n"
-          f"| `{SOURCE}` | {len(results)} | {counts['compile']} | {counts['unchanged']} | {counts['caught']} | "
+          f"| `{', '.join(SOURCES)}` | {len(results)} | {counts['compile']} | {counts['unchanged']} | {counts['caught']} | "
           f"{counts['survived']} | "
           f"**{100 * counts['caught'] / max(valid, 1):.1f} %** |")
     eq, unexplained = write_survivors(args.out, "Surviving rule mutants (written by bench/rule_mutation.py)",
-                                      [(SOURCE, line, col, what) for line, what, col, status in results
+                                      [(src, line, col, what) for line, what, col, status, src in results
                                        if status == "survived"])
     print(f"survivors: {eq} explained as equivalent, {unexplained} unexplained; "
           f"score counting the explained as caught: {100 * (counts['caught'] + eq) / max(valid, 1):.1f} %")
