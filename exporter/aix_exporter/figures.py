@@ -4,12 +4,12 @@ them defines a figure of its own."""
 from __future__ import annotations
 
 import json
-import os
+from importlib import resources
 from dataclasses import dataclass
 from typing import Optional
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "figures.json"), encoding="utf-8") as _fh:
-    TABLE = json.load(_fh)
+# read as package data: the .pyz bundle holds it inside its zip, where open() cannot reach
+TABLE = json.loads(resources.files(__package__).joinpath("figures.json").read_text(encoding="utf-8"))
 
 SAME_BAND: float = TABLE["same_band"]     # after/before within 1 +- this is "same"
 RECORDS: dict = {r["record"]: r["minute"] for r in TABLE["records"]}   # per-regime rule -> one minute's expression

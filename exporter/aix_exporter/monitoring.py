@@ -4,10 +4,10 @@ its --selector default from here, so a deployment changes the selector in one pl
 from __future__ import annotations
 
 import json
-import os
+from importlib import resources
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "monitoring.json"), encoding="utf-8") as _fh:
-    SETTINGS: dict = json.load(_fh)["config"]
+# read as package data: the .pyz bundle holds it inside its zip, where open() cannot reach
+SETTINGS: dict = json.loads(resources.files(__package__).joinpath("monitoring.json").read_text(encoding="utf-8"))["config"]
 
 CONFIG: dict = {name: s["value"] for name, s in SETTINGS.items()}
 SELECTOR: str = CONFIG["aixSelector"]    # e.g. job=~"aix.*": the LPARs' series

@@ -22,7 +22,7 @@ def test_every_module_of_cli_has_its_row_and_every_row_its_module():
 @pytest.mark.parametrize("name", cli.COMMANDS)
 def test_each_subcommand_has_a_synopsis_its_options_and_its_work(name):
     mod = cli.module(name)
-    assert mod.SYNOPSIS.startswith("aix-exporter ") and callable(mod.add_arguments) and callable(mod.run)
+    assert cli.COMMANDS[name].synopsis.startswith("aix-exporter ") and callable(mod.add_arguments) and callable(mod.run)
     assert mod.__doc__ and cli.COMMANDS[name].summary
     assert cli.parser(name).prog == cli.COMMANDS[name].prog
 
@@ -36,13 +36,25 @@ def top_help():
 
 def test_the_top_level_help_is_the_tables():
     text = top_help().split("\nsubcommands:\n", 1)[1]
-    for name, row in cli.COMMANDS.items():
-        for line in cli.module(name).SYNOPSIS.splitlines():
+    for row in cli.COMMANDS.values():
+        for line in row.synopsis.splitlines():
             assert "  " + line in text, line
         assert " ".join(row.summary.split()) in " ".join(text.split())
     # the modes and sources that the hand-written epilog once left out
     assert "report (--prometheus URL | --tsdb DIR) --census" in text
     assert "plan (--prometheus URL | --tsdb DIR)" in text
+
+
+def test_the_top_level_help_imports_no_subcommand():
+    """The exporter's own start builds its parser, help included: it must not import the report
+    (its figures, its query client) or the importers (issue 46: the .pyz failed at start)."""
+    import subprocess
+    import sys
+    from tests.e2e.helpers import env
+    code = ("import sys; from aix_exporter.cli import serve, parser; parser('serve'); "
+            "print(sorted(m for m in sys.modules if m.startswith('aix_exporter.cli.')))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env(), timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "['aix_exporter.cli.serve']", r.stdout + r.stderr
 
 
 def test_a_subcommand_is_what_its_first_argument_names_else_serve():

@@ -2,12 +2,12 @@
 
 Every subcommand is a module of this package with
 
-    SYNOPSIS              its usage line(s) as the top-level help shows them
     add_arguments(p)      its options, on the argparse parser the table made for it
     run(args) -> int      the work; a user's or the environment's mistake is raised as
                           errors.CommandError (UsageError for options that do not go together)
 
-and one row in COMMANDS below. main() parses, runs, and says any CommandError once, as
+and one row in COMMANDS below (its module, its usage line(s) and a summary for the top-level help,
+which is made from the table alone: it imports no subcommand). main() parses, runs, and says any CommandError once, as
 ``aix-exporter NAME: message`` on one line, exit 1 (2 for usage). Adding a subcommand is one
 module, one row and its help golden (tests/unit/test_cli_table.py fails without the row).
 """
@@ -26,19 +26,29 @@ class Command(NamedTuple):
     module: str        # the module of this package
     summary: str       # one line for the top-level help
     prog: str          # the name in its usage and its error lines
+    synopsis: str      # its usage line(s) in the top-level help
 
 
 COMMANDS = {
-    "serve": Command("serve", "serve this LPAR's metrics over HTTP (the default subcommand: its options are "
-                     "the ones above)", "aix-exporter"),
-    "simulate": Command("simulate", "a replay directory or an OpenMetrics history from the simulator",
-                        "aix-exporter simulate"),
-    "import": Command("import_", "recordings (nmon) as Prometheus history on the exporter's metric names",
-                      "aix-exporter import"),
-    "report": Command("report", "a before/after report of one LPAR (HTML, Markdown or CSV), or with "
-                      "--census every LPAR ranked", "aix-exporter report"),
-    "plan": Command("plan", "the 16 MB large-page change of one LPAR: evidence, sizing, memory check, restart "
-                    "pre-flight, commands, rollback, verification", "aix-exporter plan"),
+    "serve": Command(
+        "serve", "serve this LPAR's metrics over HTTP (the default subcommand: its options are the ones above)",
+        "aix-exporter", "aix-exporter [serve] [options above]"),
+    "simulate": Command(
+        "simulate", "a replay directory or an OpenMetrics history from the simulator", "aix-exporter simulate",
+        "aix-exporter simulate --scenario S (--out DIR | --openmetrics FILE)"),
+    "import": Command(
+        "import_", "recordings (nmon) as Prometheus history on the exporter's metric names", "aix-exporter import",
+        "aix-exporter import nmon [--tz ZONE] (--out HISTORY.om | --tsdb DIR [--rules FILE] | --store URL) FILE..."),
+    "report": Command(
+        "report", "a before/after report of one LPAR (HTML, Markdown or CSV), or with --census every LPAR ranked",
+        "aix-exporter report",
+        "aix-exporter report (--prometheus URL | --tsdb DIR) --instance INST (--auto | --before A..B --after C..D)\n"
+        "                    --out F\n"
+        "aix-exporter report (--prometheus URL | --tsdb DIR) --census --out F.md|F.csv"),
+    "plan": Command(
+        "plan", "the 16 MB large-page change of one LPAR: evidence, sizing, memory check, restart pre-flight, "
+        "commands, rollback, verification", "aix-exporter plan",
+        "aix-exporter plan (--prometheus URL | --tsdb DIR) --instance INST [--at TIME] [--out PLAN.md]"),
 }
 DEFAULT = "serve"
 
@@ -58,7 +68,7 @@ def subcommands_epilog() -> str:
     """The top-level help's list of subcommands, from the table: each one's synopsis and summary."""
     lines = ["subcommands:"]
     for name, row in COMMANDS.items():
-        for synopsis in module(name).SYNOPSIS.strip().splitlines():
+        for synopsis in row.synopsis.splitlines():
             lines.append("  " + synopsis)
         for part in textwrap.wrap(row.summary, 76):
             lines.append(" " * 24 + part)

@@ -32,7 +32,6 @@ from ..errors import CommandError
 from ..importers import IMPORTERS
 from ..tools import importing
 
-SYNOPSIS = """aix-exporter import nmon [--tz ZONE] (--out HISTORY.om | --tsdb DIR [--rules FILE] | --store URL) FILE..."""
 USAGE = "usage: aix-exporter import FORMAT [options] FILE..."
 # the format is the first argument and its parser is the format's: this parser only hands them on
 PARSER_OPTIONS = {"add_help": False, "usage": USAGE[len("usage: "):]}

@@ -27,7 +27,6 @@ from ..monitoring import CONFIG, SELECTOR
 from ..report.compare import ReportError, parse_time, stamp, zone
 from ._options import add_store, duration, shown, store
 
-SYNOPSIS = "aix-exporter plan (--prometheus URL | --tsdb DIR) --instance INST [--at TIME] [--out PLAN.md]"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -36,9 +36,6 @@ from ..monitoring import SELECTOR
 from ..report.compare import ReportError, compare, find_regimes, parse_time, parse_window, zone
 from ._options import add_store, duration, shown, store
 
-SYNOPSIS = """aix-exporter report (--prometheus URL | --tsdb DIR) --instance INST (--auto | --before A..B --after C..D)
-                    --out F
-aix-exporter report (--prometheus URL | --tsdb DIR) --census --out F.md|F.csv"""
 
 FORMAT_BY_EXTENSION = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 

@@ -23,7 +23,6 @@ from ..exporter import Exporter
 from ..sources import open_source
 from . import HelpFormatter, subcommands_epilog
 
-SYNOPSIS = "aix-exporter [serve] [options above]"
 FORMATTER = HelpFormatter
 PARSER_OPTIONS = {"fromfile_prefix_chars": "@"}
 DEFAULT_ADDRESS = ":10990"

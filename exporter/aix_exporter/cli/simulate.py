@@ -17,7 +17,6 @@ from ..errors import UsageError
 from ..simulate.scenarios import SCENARIOS
 from ..tools.simulate import write_openmetrics, write_replay
 
-SYNOPSIS = "aix-exporter simulate --scenario S (--out DIR | --openmetrics FILE)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
