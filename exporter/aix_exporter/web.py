@@ -196,6 +196,10 @@ class Server:
         with EMFILE, which asyncio retries after a second) one line a minute."""
         message = context.get("message", "event loop error")
         exc = context.get("exception")
+        if isinstance(exc, asyncio.CancelledError):
+            # CPython 3.11.5+ (not Debian 12's 3.11.2): StreamReaderProtocol's done-callback asks a
+            # connection task cancelled at shutdown for its exception; nothing went wrong
+            return
         if "out of system resource" in message:
             now = time.monotonic()
             if now - self._last_emfile_log < 60:
