@@ -170,9 +170,10 @@ def test_an_address_in_use_is_one_line():
     assert r.stderr.splitlines()[-1].startswith(f"aix-exporter: cannot listen on {address}: ")
 
 
-def serve_until(args, said, timeout=30, pythonpath=None):
+def serve_until(args, said, timeout=30, pythonpath=None, ready=None):
     """Start the exporter with ``args`` (``pythonpath``: a folder put first on its PYTHONPATH),
-    wait until its log says ``said``, end it with SIGTERM; (exit code, log lines)."""
+    wait until its log says ``said`` (and ``ready()`` holds, polled up to ``timeout``), end it with
+    SIGTERM; (exit code, log lines)."""
     import signal
     import time
     e = env()
@@ -189,6 +190,8 @@ def serve_until(args, said, timeout=30, pythonpath=None):
             lines.append(line.rstrip("\n"))
             if said in line:
                 break
+        while ready is not None and not ready() and time.monotonic() < deadline:
+            time.sleep(0.05)
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
         lines += proc.stderr.read().splitlines()
@@ -241,8 +244,11 @@ def test_a_command_still_running_at_shutdown_has_its_group_killed(tmp_path):
     vmstat.write_text(f"#!/bin/sh\necho $$ > {pid}\nexec sleep 287\n")
     vmstat.chmod(0o755)
     try:
+        # SIGTERM once the stand-in runs (under load, 'listening' came before the background
+        # collector had started it, and nothing was left to kill)
         code, lines = serve_until(["--path.commands", str(root), "--web.listen-address", "127.0.0.1:0",
-                                   "--collector.vmstat", "--log.level", "debug"], "msg=listening")
+                                   "--collector.vmstat", "--log.level", "debug"], "msg=listening",
+                                  ready=lambda: pid.exists() and pid.read_text().strip() != "")
     finally:   # whatever happened to the exporter, the stand-in it started ends with the test
         if pid.exists():
             try:
