@@ -114,7 +114,9 @@ def request(url: str, data: Optional[bytes] = None, headers: Optional[dict] = No
     except HTTPClientError:
         raise
     except (OSError, http.client.HTTPException, ValueError) as e:
-        if expired.is_set():
+        # the socket's own timeout (the same length) can fire before the watchdog's thread has
+        # run: under load it did, and the reason read "timed out"
+        if expired.is_set() or isinstance(e, (socket.timeout, TimeoutError)) or time.monotonic() >= deadline:
             raise HTTPClientError(clean, f"no complete answer within {timeout:g} s") from None
         reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
         raise HTTPClientError(clean, reason) from None
