@@ -3,6 +3,7 @@ import gzip
 import http.client
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -114,3 +115,52 @@ def stalled_handshakes(port, count, every=0, each=None) -> list:
         if every and each and i % every == every - 1:
             each()
     return socks
+
+
+def server_cpu_ms(proc, port, scrapes) -> tuple:
+    """(series, the server's CPU ms per scrape) over ``scrapes`` scrapes of a server already up."""
+    wait(port)
+    n = series(scrape(port)[1])
+    c0 = cpu_seconds(proc.pid)
+    for _ in range(scrapes):
+        scrape(port)
+    return n, (cpu_seconds(proc.pid) - c0) / scrapes * 1000
+
+
+def bench_exporter(spec, **options):
+    """(Exporter, source) on ``spec`` with bench.yml's settings (every simulated process) and every
+    collector that runs without --source system, as the benchmarks' servers run."""
+    sys.path.insert(0, os.path.join(ROOT, "exporter"))
+    from aix_exporter.collectors import registry
+    from aix_exporter.config import load
+    from aix_exporter.exporter import Exporter
+    from aix_exporter.sources import open_source
+    settings = load(os.path.join(ROOT, "bench", "bench.yml"))
+    source = open_source(spec, settings)
+    return Exporter(source, [cls(settings) for cls in registry().values() if not cls.requires_system],
+                    **options), source
+
+
+def frozen_registry(families):
+    """A registry that serves ``families`` as they are (collect() once): an encoder measured on
+    it measures the encoding alone."""
+    from prometheus_client import CollectorRegistry
+    families = list(families)
+
+    class Fixed:
+        def collect(self):
+            return families
+    reg = CollectorRegistry(auto_describe=False)
+    reg.register(Fixed())
+    return reg
+
+
+def median_ms(fn, n=30):
+    """Median process CPU ms of ``fn()`` over ``n`` runs, after one to warm up."""
+    fn()
+    times = []
+    for _ in range(n):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return statistics.median(times) * 1000

@@ -201,11 +201,12 @@ class Soak:
         if len(keys) != len(set(keys)):
             self.problems.append(f"an alert listed twice: {sorted(k[:3] for k in keys)}")
         self.fired |= {(name, inst) for inst, name, state, _ in keys if state == "firing"}
-        for a in self.demo.alertmanager():
+        held = self.demo.alertmanager()
+        for a in held:
             key = (a["labels"].get("alertname"), a["labels"].get("instance"))
             if key not in self.fired:
                 self.problems.append(f"Alertmanager holds {key[0]} on {key[1]}, which Prometheus has not fired")
-        for a in alerts + self.demo.alertmanager():
+        for a in alerts + held:
             for text in a.get("annotations", {}).values():
                 if re.search(r"\b\d+\.\d+ times", text):
                     self.problems.append(f"a fractional count in {a['labels'].get('alertname')}: {text}")

@@ -20,21 +20,17 @@ Medians of process CPU time in ms (in-process stages: 30 runs).
 import argparse
 import gzip
 import os
-import statistics
 import sys
 import tempfile
-import time
 
-from common import cpu_seconds, free_port, scrape, series, start_exporter, stop, wait
+from common import (bench_exporter, free_port, frozen_registry, median_ms, server_cpu_ms, start, start_exporter,
+                    stop)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "exporter"))
 
 from aix_exporter import exposition  # noqa: E402
-from aix_exporter.collectors import registry as collectors  # noqa: E402
 from aix_exporter.commands import TABLE  # noqa: E402
-from aix_exporter.config import load  # noqa: E402
-from aix_exporter.exporter import Exporter  # noqa: E402
-from aix_exporter.sources import NotRunning, open_source  # noqa: E402
+from aix_exporter.sources import NotRunning  # noqa: E402
 from aix_exporter.sources.simulate import SimulatedSource  # noqa: E402
 
 SIZES = {"default": 0, "~1,000": 53, "~5,000": 320}   # simulated processes
@@ -52,33 +48,13 @@ def replay(directory, processes):
             fh.write(text)
 
 
-def median_ms(fn, n=30):
-    fn()
-    times = []
-    for _ in range(n):
-        t = time.process_time()
-        fn()
-        times.append(time.process_time() - t)
-    return statistics.median(times) * 1000
-
-
 def stages(directory):
-    settings = load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench.yml"))   # as the server's
-    source = open_source(f"replay:{directory}", settings)
-    ex = Exporter(source, [cls(settings) for cls in collectors().values() if not cls.requires_system],
-                  min_interval=0)
+    ex, source = bench_exporter(f"replay:{directory}", min_interval=0)   # as the server's settings
     keys = [n[:-4] for n in os.listdir(directory) if n.endswith(".txt")]
     read = median_ms(lambda: [source.read(k) for k in keys])
     collect = median_ms(ex.collect_all) - read
     families = median_ms(lambda: list(ex.registry().collect()))
-    frozen = list(ex.registry().collect())
-
-    class Fixed:
-        def collect(self):
-            return frozen
-    from prometheus_client import CollectorRegistry
-    reg = CollectorRegistry(auto_describe=False)
-    reg.register(Fixed())
+    reg = frozen_registry(ex.registry().collect())
     body = exposition.openmetrics(reg)
     encode = median_ms(lambda: exposition.openmetrics(reg))
     gz = median_ms(lambda: gzip.compress(body, compresslevel=1))
@@ -90,31 +66,20 @@ def server_cpu(directory, min_interval, scrapes):
     port = free_port()
     proc = start_exporter(f"replay:{directory}", port, "--collect.min-interval", str(min_interval))
     try:
-        wait(port)
-        n = series(scrape(port)[1])
-        c0 = cpu_seconds(proc.pid)
-        for _ in range(scrapes):
-            scrape(port)
-        return n, (cpu_seconds(proc.pid) - c0) / scrapes * 1000
+        return server_cpu_ms(proc, port, scrapes)
     finally:
         stop(proc)
 
 
 def node_exporter(scrapes):
     import shutil
-    from common import start
     binary = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
     if not binary:
         return None
     port = free_port()
     proc = start([binary, f"--web.listen-address=127.0.0.1:{port}"])
     try:
-        wait(port)
-        n = series(scrape(port)[1])
-        c0 = cpu_seconds(proc.pid)
-        for _ in range(scrapes):
-            scrape(port)
-        return n, (cpu_seconds(proc.pid) - c0) / scrapes * 1000
+        return server_cpu_ms(proc, port, scrapes)
     finally:
         stop(proc)
 

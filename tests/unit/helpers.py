@@ -1,4 +1,5 @@
 import contextlib
+import json
 import os
 import time
 
@@ -78,3 +79,13 @@ def simulated_lines(path) -> list:
     """The lines of an OpenMetrics history but the exporter's own samples, which are measured
     on this machine (collector durations) and so differ from run to run."""
     return [line for line in open(path, encoding="utf-8").read().splitlines() if not line.startswith("aix_exporter_")]
+
+
+def answer_json(handler, code: int, body) -> None:
+    """A JSON answer from a stub server's BaseHTTPRequestHandler: status, type, length, body."""
+    data = json.dumps(body).encode()
+    handler.send_response(code)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)

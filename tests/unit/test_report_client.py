@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from aix_exporter.report.compare import Prometheus, ReportError, find_regimes
-from tests.unit.helpers import serving
+from tests.unit.helpers import answer_json, serving
 
 CHANGE = 1_700_000_000 + 20 * 86400          # the regime changes to 16 MB pages here
 END = 1_700_000_000 + 30 * 86400
@@ -51,12 +51,7 @@ class Stub(BaseHTTPRequestHandler):
         pass
 
     def _answer(self, code, body):
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        answer_json(self, code, body)
 
     def do_GET(self):
         url = urllib.parse.urlparse(self.path)

@@ -3,7 +3,6 @@ naming the subcommand (argparse's usage and its error line for exit 2), the righ
 Python traceback, and no output file left behind. The stores are real HTTP servers on loopback:
 one refusing (HTTP 503), one a Prometheus API that has one LPAR and no data, and a closed port."""
 import http.server
-import json
 import os
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import pytest
 
 from tests.conftest import FIXTURES, free_port
 from tests.e2e.helpers import env
+from tests.unit.helpers import answer_json
 
 NMON = str(FIXTURES / "nmon" / "tsmnm01-day1-4k.nmon")
 
@@ -37,12 +37,7 @@ class StubPrometheus(http.server.BaseHTTPRequestHandler):
         return self.answer(404, {"status": "error", "error": "not found"})
 
     def answer(self, code, body):
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        answer_json(self, code, body)
 
     def log_message(self, *a):
         pass
