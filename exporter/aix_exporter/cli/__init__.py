@@ -96,11 +96,11 @@ def split(argv: list) -> tuple:
 
 def main(argv: Optional[list] = None) -> int:
     name, rest = split(list(sys.argv[1:] if argv is None else argv))
-    p = parser(name)
+    mod, p = module(name), parser(name)
     # a subcommand with subcommands of its own (import FORMAT) takes its arguments as they are
-    args = argparse.Namespace(argv=rest) if getattr(module(name), "PASS_THROUGH", False) else p.parse_args(rest)
+    args = argparse.Namespace(argv=rest) if getattr(mod, "PASS_THROUGH", False) else p.parse_args(rest)
     try:
-        return module(name).run(args)
+        return mod.run(args)
     except UsageError as e:          # as argparse says its own: the usage, the reason, exit 2
         p.error(str(e))
     except CommandError as e:
