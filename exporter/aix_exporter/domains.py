@@ -13,6 +13,7 @@ samples, counted and skipped): an AIX command that prints a negative size, a CPU
 from __future__ import annotations
 
 import math
+import sys
 from typing import Optional
 
 SIGNED = frozenset({"aix_vmo_tunable"})
@@ -33,6 +34,15 @@ def why(name: str, value: float) -> Optional[str]:
     if name.endswith("_ratio") and name not in UNBOUNDED_RATIOS and v > 1 + RATIO_ROUNDING:
         return f"{v:g} is above 1 (100 %), which it cannot be"
     return None
+
+
+def bounds(name: str) -> tuple:
+    """(lowest, highest) such that a float ``v`` passes ``why`` exactly when lowest <= v <= highest
+    (NaN fails both comparisons; the infinities lie outside): the same rule as one comparison,
+    for readers that check hundreds of thousands of samples of a few series."""
+    low = -sys.float_info.max if name in SIGNED else 0.0
+    ratio = name.endswith("_ratio") and name not in UNBOUNDED_RATIOS
+    return low, 1 + RATIO_ROUNDING if ratio else sys.float_info.max
 
 
 def problem(name: str, value: float) -> Optional[str]:

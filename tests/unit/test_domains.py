@@ -34,6 +34,20 @@ def test_possible_values_from_the_other_side(name, value):
     assert domains.why(name, value) is None
 
 
+_EDGES = [-math.inf, -1e308, -1.0, -1e-300, -0.0, 0.0, 1e-300, 0.5, 1.0, 1.01, 1.0100000000000002, 1.02, 3.9, 1e15,
+          1.7976931348623157e308, math.inf, math.nan]
+
+
+@pytest.mark.parametrize("name", ["aix_vmstat_cpu_ratio", "aix_vmstat_entitlement_consumed_ratio", "aix_vmo_tunable",
+                                  "aix_memory_size_bytes", "aix_memory_page_faults_total"])
+def test_bounds_are_why_as_one_comparison(name):
+    """The nmon importer checks each sample with bounds(): a float passes them exactly when why() has
+    nothing against it, at every edge (the ratio's rounding, zero's sign, the largest float, NaN)."""
+    low, high = domains.bounds(name)
+    for v in _EDGES:
+        assert (low <= v <= high) == (domains.why(name, v) is None), (name, v)
+
+
 def test_a_collector_serving_an_impossible_value_fails_with_the_reason():
     f = Families()
     f.set("aix_memory_size_bytes", "h", 68719476736)

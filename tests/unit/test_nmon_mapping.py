@@ -135,3 +135,19 @@ def test_each_imported_family_has_its_type():
         ("aix_vmstat_cpu_ratio", "gauge"), ("aix_memory_page_inuse_bytes", "gauge"),
         ("aix_memory_page_pool_size_bytes", "gauge"), ("aix_memory_page_faults", "counter"),
         ("aix_vmo_tunable", "gauge")}
+
+
+def test_a_data_row_gives_the_same_numbers_by_column_list_as_one_by_one():
+    """DataRow.numbers (the import's path: positions resolved once per header, the fields
+    converted in one go) equals get() column by column, whatever the fields hold: blanks,
+    words, NaN, infinities, a column the header lacks, decimal commas."""
+    from aix_exporter.importers.nmon.snapshots import Columns, DataRow
+    cols = Columns(["User%", "Sys%", "Wait%", "Idle%", "User%"])   # (a repeated name: the first counts)
+    columns = ("User%", "Sys%", "Wait%", "Idle%", "Steal%")
+    for values, comma in [(["1.5", " 2 ", "0", "96.5", "9"], False), (["1.5", "", "x", "nan", "9"], False),
+                          (["inf", "-inf", "1e308", "1_0", "9"], False), (["1,5", "2,25", "0", "96,25", "9"], True),
+                          (["1.5", "2", "3", "4", "9"], False)]:
+        row = DataRow(cols, values, comma)
+        assert row.numbers(columns) == [row.get(c) for c in columns], values
+    assert DataRow(cols, ["1,5", "2,25", "0", "96,25", "9"], True).numbers(columns) == [1.5, 2.25, 0.0, 96.25, None]
+    assert DataRow(cols, ["1.5", "", "x", "nan", "9"], False).numbers(columns[:4]) == [1.5, None, None, None]

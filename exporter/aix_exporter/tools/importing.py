@@ -5,6 +5,7 @@ is its importer's (importers/)."""
 from __future__ import annotations
 
 import gzip
+import operator
 import os
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from ..importers.base import Importer, RecordingError, Stats
 from . import tempprom
 from .openmetrics import Writer
 
+_SERIES, _VALUE = operator.itemgetter(0), operator.itemgetter(1)   # of a Sample
 DEFAULT_JOB = "aix"
 DEFAULT_PORT = 10990   # the instance of an imported LPAR is <host>:10990, as its live exporter's
 
@@ -69,7 +71,7 @@ def run_import(fmt: str, files: list, out: str, target=None, progress=None, **op
     conflicting: list = []   # (file, its snapshots that an earlier file has at the same time with other values)
     seen: dict = {}          # (target labels, snapshot time) -> hash of its samples
     with Writer() as w:
-        held: dict = {}   # (target labels, Series) -> the Writer's series
+        held: dict = {}   # target labels -> {Series: the Writer's series}
         for i, (_, path, host) in enumerate(order, 1):
             labels = {"job": DEFAULT_JOB, "instance": f"{host or 'unknown'}:{DEFAULT_PORT}", **target}
             key = tuple(sorted(labels.items()))
@@ -78,17 +80,18 @@ def run_import(fmt: str, files: list, out: str, target=None, progress=None, **op
             conflicts = 0
             try:
                 with open_text(path) as fh:
+                    lpar = held.setdefault(key, {})   # Series -> the Writer's series, for this LPAR
+                    shape: tuple = ([], [])   # the last snapshot's Series and their Writer's series
                     for snap in imp.snapshots(fh, options, stats, state):
-                        digest = hash(tuple(snap.samples))
+                        names = list(map(_SERIES, snap.samples))
+                        if names != shape[0]:   # (most snapshots have the last one's series: resolved once)
+                            shape = (names, [lpar.get(s) or lpar.setdefault(s, w.series(
+                                s.family, s.type, s.help, s.name, {**dict(s.labels), **labels})) for s in names])
+                        pairs = list(zip(shape[1], map(_VALUE, snap.samples)))
+                        # (one Writer series per LPAR and Series: the pairs say what the samples say)
+                        digest = hash(tuple(pairs))
                         if seen.setdefault((key, snap.epoch), digest) != digest:
                             conflicts += 1   # this LPAR's snapshot at this time, read before with other values
-                        pairs = []
-                        for series, value in snap.samples:
-                            out_series = held.get((key, series))
-                            if out_series is None:
-                                out_series = held[(key, series)] = w.series(
-                                    series.family, series.type, series.help, series.name, {**dict(series.labels), **labels})
-                            pairs.append((out_series, value))
                         w.add_snapshot(snap.epoch, pairs)
                         if progress:
                             progress(i, len(order), stats.snapshots)
@@ -98,7 +101,7 @@ def run_import(fmt: str, files: list, out: str, target=None, progress=None, **op
                 stats.skip(f"file cut short ({type(e).__name__})")
             if conflicts:
                 conflicting.append((path, conflicts))
-        summary = {"targets": [dict(k) for k in sorted({k for k, _ in held})],   # each LPAR's labels
+        summary = {"targets": [dict(k) for k in sorted(k for k, v in held.items() if v)],   # each LPAR's labels
                    "files": stats.files, "snapshots": stats.snapshots, "samples": w.samples,
                    "duplicates_dropped": w.dropped, "first": w.first, "last": w.last,
                    "rows_skipped": dict(stats.rows_skipped), "not_mapped": _group(imp, stats.sections_unmapped),

@@ -15,6 +15,9 @@ import shutil
 import tempfile
 
 
+_COPY_BYTES = 1 << 20
+
+
 def fmt_value(v: float) -> str:
     if v != v:
         return "NaN"
@@ -37,12 +40,12 @@ def fmt_labels(labels: dict) -> str:
 
 
 class Series:
-    """One series of a Writer: its sample line prefix, spool file, last timestamp and the lines
-    not yet spooled."""
+    """One series of a Writer: its sample line prefix (name, labels and a blank), spool file,
+    last timestamp (-inf before the first sample) and the lines not yet spooled."""
     __slots__ = ("key", "path", "last", "lines")
 
     def __init__(self, key: str, path: str):
-        self.key, self.path, self.last = key, path, None
+        self.key, self.path, self.last = key + " ", path, -math.inf
         self.lines: list = []
 
 
@@ -89,11 +92,15 @@ class Writer:
         stamp = f" {epoch:.3f}\n"
         n = 0
         for s, value in pairs:
-            if s.last is not None and epoch <= s.last:
+            if epoch <= s.last:
                 self.dropped += 1
                 continue
             s.last = epoch
-            s.lines.append(f"{s.key} {fmt_value(value)}{stamp}")
+            if -1e15 < value < 1e15:   # (fmt_value's commonest case, inline: one call less a sample)
+                i = int(value)
+                s.lines.append(f"{s.key}{i if i == value else repr(value)}{stamp}")
+            else:
+                s.lines.append(f"{s.key}{fmt_value(value)}{stamp}")
             n += 1
         if n:
             self.samples += n
@@ -104,25 +111,28 @@ class Writer:
                 self._spool()
         return n
 
+    # Spool files and the output are written in binary, each series' held lines joined and
+    # encoded once, and spools copied as bytes: one write a spool, no decoding on the way back
+    # (a month of nmon is 26 MB of lines; the text layer's small writes were 4,000 syscalls)
     def _spool(self):
         for s in self._series.values():
             if s.lines:
-                with open(s.path, "a", encoding="utf-8") as fh:
-                    fh.writelines(s.lines)
+                with open(s.path, "ab") as fh:
+                    fh.write("".join(s.lines).encode())
                 s.lines = []
         self._held = 0
 
     def close(self, path: str) -> int:
-        with open(path, "w", encoding="utf-8") as out:
+        with open(path, "wb", buffering=_COPY_BYTES) as out:
             for family, (typ, help_, members) in self._families.items():
-                out.write(f"# TYPE {family} {typ}\n# HELP {family} {help_}\n")
+                out.write(f"# TYPE {family} {typ}\n# HELP {family} {help_}\n".encode())
                 for s in members:
                     if os.path.exists(s.path):
-                        with open(s.path, encoding="utf-8") as fh:
-                            shutil.copyfileobj(fh, out)
-                    out.writelines(s.lines)
+                        with open(s.path, "rb") as fh:
+                            shutil.copyfileobj(fh, out, _COPY_BYTES)
+                    out.write("".join(s.lines).encode())
                     s.lines = []
-            out.write("# EOF\n")
+            out.write(b"# EOF\n")
         self.discard()
         return self.samples
 

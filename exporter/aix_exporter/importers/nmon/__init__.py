@@ -34,6 +34,7 @@ Mapping (names are the live exporter's, so imported history and live data are on
 from __future__ import annotations
 
 import argparse
+import functools
 from typing import Iterator, TextIO
 
 from ... import domains
@@ -46,6 +47,9 @@ from .snapshots import SnapshotRows, snapshots
 __all__ = ["GAUGES", "IMPORTER", "MAPPED_SECTIONS", "NOT_MAPPED", "NOT_MAPPED_PREFIXES", "PAGE_SECTIONS", "NmonError",
            "NmonImporter", "SnapshotRows", "Stats", "dates", "mapping", "read_records", "records", "samples",
            "snapshots", "vmo_tunables"]
+
+
+_bounds = functools.lru_cache(maxsize=None)(domains.bounds)   # per metric name, of a few dozen
 
 
 class NmonImporter:
@@ -74,10 +78,11 @@ class NmonImporter:
                 vmo = vmo_tunables(bbbp.get("vmo -F -L", []) + bbbp.get("vmo -L", []))
             good = []
             for s in samples(snap.rows, vmo, counters):
-                reason = domains.why(s.series.name, s.value)
-                if reason is None:
+                low, high = _bounds(s.series.name)
+                if low <= s.value <= high:   # (domains.why as one comparison)
                     good.append(s)
                 else:   # counted and skipped, as a bad row is: the summary says how many and why
+                    reason = domains.why(s.series.name, s.value) or ""
                     stats.skip(f"impossible value in {s.series.name} ({reason.split(' is ', 1)[1]})")
             yield Snapshot(snap.epoch, good)
 

@@ -4,6 +4,7 @@ and AAA lines."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from typing import Iterable, Iterator, NamedTuple, Optional
 
@@ -15,17 +16,43 @@ from .records import NmonError, number, read_records
 SNAPSHOT_ID = re.compile(r"T\d{4,16}")   # fullmatch: a snapshot id
 
 
+class Columns(dict):
+    """A header's {column: position}, shared by all rows under that header, with the positions
+    of the column lists asked for, resolved once per header (``positions``)."""
+    __slots__ = ("positions",)
+
+    def __init__(self, names: list):
+        super().__init__((c, i) for i, c in reversed(list(enumerate(names))))   # (the first of a repeated name)
+        self.positions: dict = {}
+
+
 class DataRow:
     """One data row: values converted when asked for (most columns are never used).
-    ``cols``: the header's {column: position}, shared by all rows under that header."""
+    ``cols``: its header's Columns."""
     __slots__ = ("cols", "values", "comma")
 
-    def __init__(self, cols: dict, values: list, comma: bool):
+    def __init__(self, cols: Columns, values: list, comma: bool):
         self.cols, self.values, self.comma = cols, values, comma
 
     def get(self, column: str) -> Optional[float]:
         i = self.cols.get(column)
         return None if i is None else number(self.values[i], self.comma)
+
+    def numbers(self, columns: tuple) -> list:
+        """get() of each of ``columns``, their positions looked up once per header (the import
+        asks every row of a section for the same columns)."""
+        positions = self.cols.positions.get(columns)
+        if positions is None:
+            positions = self.cols.positions[columns] = [self.cols.get(c) for c in columns]
+        values, comma = self.values, self.comma
+        if not comma and None not in positions:   # the common case, in C: every field a finite number
+            try:
+                got = list(map(float, map(values.__getitem__, positions)))
+                if all(map(math.isfinite, got)):
+                    return got
+            except ValueError:
+                pass
+        return [None if i is None else number(values[i], comma) for i in positions]
 
 
 class SnapshotRows(NamedTuple):
@@ -68,7 +95,7 @@ def snapshots(lines: Iterable[str], tz: Optional[str], date_order: Optional[str]
             second = fields[1].strip()
             if not SNAPSHOT_ID.fullmatch(second):
                 cols = [f.strip() for f in fields[2:]]   # a header, wherever it stands
-                headers[sec] = (len(cols), {c: i for i, c in reversed(list(enumerate(cols)))})
+                headers[sec] = (len(cols), Columns(cols))
                 continue
             header = headers.get(sec)
             if header is None:
