@@ -28,12 +28,22 @@ def test_compiled_rules_equal_the_jsonnet_sources():
             f"alerts/{name} is stale: python3 alerts/build_rules.py"
 
 
+RULE_TESTS = ("aix-rules.test.yml", "alerts.test.yml", "thresholds.test.yml", "demo-rules.test.yml")
+
+
+def test_every_rule_test_file_is_run():
+    """A test file added to alerts/tests is run by promtool here (and by bench/rule_mutation.py,
+    which takes them all), with the rule file it names."""
+    assert sorted(RULE_TESTS) == sorted(p.name for p in (ALERTS / "tests").glob("*.test.yml"))
+    assert yaml.safe_load((ALERTS / "tests" / "alerts.test.yml").read_text())["rule_files"] == ["alerting-rules.yml"]
+
+
 def test_promtool_check_and_test_rules():
     promtool = need("promtool")
     check = subprocess.run([promtool, "check", "rules", str(ALERTS / "aix-rules.yml")], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "SUCCESS: 44 rules found" in check.stdout
-    test = subprocess.run([promtool, "test", "rules", "aix-rules.test.yml", "thresholds.test.yml", "demo-rules.test.yml"],
+    test = subprocess.run([promtool, "test", "rules", *RULE_TESTS],
                           cwd=ALERTS / "tests", capture_output=True, text=True)
     assert test.returncode == 0, test.stdout + test.stderr
     assert "SUCCESS" in test.stdout
@@ -58,7 +68,8 @@ def test_the_threshold_tests_load_every_alert_and_each_rule_it_reads_as_shipped(
 
 
 def test_every_alert_has_runbook_annotations_and_a_firing_and_quiet_test():
-    tests = yaml.safe_load((ALERTS / "tests" / "aix-rules.test.yml").read_text())["tests"]
+    tests = [t for f in ("aix-rules.test.yml", "alerts.test.yml")
+             for t in yaml.safe_load((ALERTS / "tests" / f).read_text())["tests"]]
     tested = {}
     for t in tests:
         for a in t.get("alert_rule_test", []):
