@@ -2,6 +2,7 @@
 
     python3 bench/demo_soak.py [--minutes 10]     (needs Debian's prometheus; run as root once
                                                    so the demo can install it, or install it)
+    python3 bench/demo_soak.py --starts 3         (the start alone, three times: seconds to the banner)
 
 Runs the demo on free loopback ports with a scratch DEMO_DIR, then every 10 s reads
 Prometheus' alerts and the README's tape query. At the end it reports, and exits 1 on any
@@ -35,6 +36,7 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))   # also when tests/e2e/test_demo.py loads this file
+sys.path.insert(0, os.path.join(ROOT, "exporter"))   # (promapi: the standard library only)
 
 from common import free_port  # noqa: E402
 TAPE = ('sum by (instance) (rate(aix_tape_read_bytes_total{job="aix"}[5m]) '
@@ -258,10 +260,37 @@ class Soak:
         return self.problems
 
 
+def starts(n):
+    """Start the demo N times; for each, the seconds to its banner and what the banner promises
+    at once: both exporters scraped, the recording rules' history four hours back."""
+    problems = []
+    for i in range(1, n + 1):
+        with tempfile.TemporaryDirectory() as work:
+            demo = Demo(work)
+            try:
+                demo.wait_banner()
+                scraped = demo.query("count(up == 1)")
+                recorded = demo.query('count({__name__=~"aix:.+"})', time.time() - 4 * 3600)
+            finally:
+                left = demo.stop()
+        scraped_n = int(float(scraped[0]["value"][1])) if scraped else 0
+        recorded_n = int(float(recorded[0]["value"][1])) if recorded else 0
+        print(f"start {i}: banner after {demo.up_seconds:.1f} s; targets up {scraped_n}; "
+              f"recorded series 4 h back {recorded_n}")
+        if scraped_n != 2 or not recorded_n or left:
+            problems.append(f"start {i}: up {scraped_n}, recorded {recorded_n}, left behind: {left or 'nothing'}")
+    print("problems: " + ("none" if not problems else "; ".join(problems)))
+    return 1 if problems else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--minutes", type=float, default=10.0)
+    ap.add_argument("--starts", type=int, metavar="N",
+                    help="only start the demo N times, one after the other, and report the seconds to each banner")
     args = ap.parse_args()
+    if args.starts:
+        return starts(args.starts)
     with tempfile.TemporaryDirectory() as work:
         demo = Demo(work)
         left = "not stopped"

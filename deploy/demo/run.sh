@@ -20,9 +20,10 @@
 #    runs the exporters alone;
 # 1. installs the exporter from this checkout into a virtual environment inside it, with the
 #    report extra (deploy/lib/venv.sh: works with Debian's externally managed python3);
-# 2. with the Debian package 'prometheus': backfills both histories and the recording rules,
-#    starts Prometheus with our rules (and Alertmanager when 'prometheus-alertmanager' is
-#    installed), then fills tsmsrv01's gap between the history and its first live scrape;
+# 2. with the Debian package 'prometheus': starts Prometheus scraping both exporters, backfills
+#    both histories (at once) and their recording rules beside it, fills tsmsrv01's gap between
+#    the history and its first live scrape, and restarts Prometheus with all of it, our rules
+#    and Alertmanager (when 'prometheus-alertmanager' is installed);
 # 3. runs both exporters until Ctrl-C or SIGTERM, which stops everything.
 # Environment: DEMO_PORT (tsmsrv01's exporter, default 10990; tsmsrv02 uses DEMO_PORT+1),
 # DEMO_PROM_PORT (default 19090), DEMO_AM_PORT (default 19093), DEMO_DIR (default ./demo-data).
@@ -102,19 +103,8 @@ wait_ready "http://127.0.0.1:$PORT2/" "${PIDS[1]}" || { cat "$DIR/exporter-tsmsr
 
 if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then
     RULES="$ROOT/alerts/aix-rules.yml $ROOT/alerts/demo-fast-rules.yml"
-    rm -rf "$DIR/tsdb" "$DIR/rule-blocks" && mkdir -p "$DIR/tsdb"
-    echo "backfilling 8 simulated hours of tsmsrv01 and 5.8 of tsmsrv02, ending now ..."
-    # tsmsrv01 at the live scrape interval throughout: where the spacing changed (60 s to 15 s) a
-    # [5m] rate() extrapolated less and read the tape up to 15 % low for five minutes
-    "$PY" -m aix_exporter.cli simulate --scenario case-study --openmetrics "$DIR/tsmsrv01.om" \
-        --end "$END" --duration "$AT" --target "$TARGET1" --step 15 >/dev/null
-    "$PY" -m aix_exporter.cli simulate --scenario exhaustion --openmetrics "$DIR/tsmsrv02.om" \
-        --end "$END" --duration "$FAST_AT" --target "$TARGET2" --tail 600 >/dev/null
-    # day-sized blocks, rule blocks too: Prometheus merges the overlapping ones in its first
-    # minute, and the fewer they are the fewer lines that takes in its log
-    for om in "$DIR/tsmsrv01.om" "$DIR/tsmsrv02.om"; do
-        promtool tsdb create-blocks-from openmetrics --max-block-duration=24h "$om" "$DIR/tsdb" >/dev/null
-    done
+    rm -rf "$DIR/tsdb" "$DIR/history-tsdb" "$DIR/rule-blocks" "$DIR/gap-blocks"
+    mkdir -p "$DIR/tsdb" "$DIR/history-tsdb"
     AM_LINE=""
     if command -v prometheus-alertmanager >/dev/null 2>&1; then
         printf 'route:\n  receiver: demo\n  group_wait: 5s\n  group_interval: 10s\nreceivers:\n  - name: demo\n' \
@@ -124,15 +114,16 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
         PIDS+=($!)
         AM_LINE="alerting: {alertmanagers: [{static_configs: [{targets: ['127.0.0.1:$AM_PORT']}]}]}"
     fi
-    write_config() {  # with scrape jobs, rules and Alertmanager, or without any (for the rule backfill:
-        # promtool only queries it, and a Prometheus with the alerting rules would send Alertmanager
-        # what fires over the history before the demo's own Prometheus has fired anything)
+    write_config() {  # FILE [scrape|all]: nothing (for the rule backfill's Prometheus, which promtool
+        # only queries), the scrape jobs, or the scrape jobs with the rules and Alertmanager
         {
             echo "global: {scrape_interval: 15s, evaluation_interval: 15s}"
-            if [ "$1" = scrape ]; then
+            if [ "${2:-}" = all ]; then
                 echo "$AM_LINE"
                 echo "rule_files:"
                 for r in $RULES; do echo "  - $r"; done
+            fi
+            if [ -n "${2:-}" ]; then
                 echo "scrape_configs:"
                 echo "  - job_name: aix"
                 echo "    static_configs: [{targets: ['127.0.0.1:$PORT'], labels: {lpar: tsmsrv01}}]"
@@ -141,35 +132,68 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
                 echo "    static_configs: [{targets: ['127.0.0.1:$PORT2'], labels: {lpar: tsmsrv02}}]"
                 echo "    relabel_configs: [{target_label: instance, replacement: 'tsmsrv02:10990'}]"
             fi
-        } >"$DIR/prometheus.yml"
+        } >"$1"
     }
-    echo "backfilling the recording rules over the history ..."
-    write_config none
-    prometheus --config.file="$DIR/prometheus.yml" --storage.tsdb.path="$DIR/tsdb" \
-        --web.listen-address="127.0.0.1:$PROM_PORT" >"$DIR/prometheus-backfill.log" 2>&1 &
-    BACKFILL_PID=$!
-    wait_ready "http://127.0.0.1:$PROM_PORT/-/ready" "$BACKFILL_PID"
-    # shellcheck disable=SC2086
-    promtool tsdb create-blocks-from rules --start "$((END - AT - 60))" --end "$END" \
-        --url "http://127.0.0.1:$PROM_PORT" --eval-interval 60s --max-block-duration=24h \
-        --output-dir "$DIR/rule-blocks" $RULES \
-        >"$DIR/rule-backfill.log" 2>&1
-    kill "$BACKFILL_PID" && wait "$BACKFILL_PID" 2>/dev/null || true
-    mv "$DIR"/rule-blocks/* "$DIR/tsdb/" 2>/dev/null || true
-    write_config scrape
-    prometheus --config.file="$DIR/prometheus.yml" --storage.tsdb.path="$DIR/tsdb" \
-        --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=30d \
-        >"$DIR/prometheus.log" 2>&1 &
+    start_prometheus() {  # CONFIG TSDB PORT LOG: its PID in PROM_PID, ready
+        prometheus --config.file="$1" --storage.tsdb.path="$2" --web.listen-address="127.0.0.1:$3" \
+            --storage.tsdb.retention.time=30d >>"$4" 2>&1 &
+        PROM_PID=$!
+        PIDS+=($!)
+        wait_ready "http://127.0.0.1:$3/-/ready" "$PROM_PID"
+    }
+    # Prometheus scrapes from the start (its first scrape comes 5-20 s after it starts: service
+    # discovery, then each target's offset in the interval), while the histories and their
+    # recording rules are backfilled beside it; it restarts with all of it, rules and
+    # Alertmanager added, before the banner (a block moved into a running Prometheus is read
+    # only at its next reload, a minute later).
+    write_config "$DIR/prometheus.yml" scrape
+    : >"$DIR/prometheus.log"
+    start_prometheus "$DIR/prometheus.yml" "$DIR/tsdb" "$PROM_PORT" "$DIR/prometheus.log"
+    SCRAPER_PID=$PROM_PID
+    echo "backfilling 8 simulated hours of tsmsrv01 and 5.8 of tsmsrv02, ending now ..."
+    # tsmsrv01 at the live scrape interval throughout: where the spacing changed (60 s to 15 s) a
+    # [5m] rate() extrapolated less and read the tape up to 15 % low for five minutes. The two
+    # histories are written at once (two cores), each turned into blocks as soon as it is whole;
+    # day-sized blocks, rule blocks too: Prometheus merges the overlapping ones in its first
+    # minute, and the fewer they are the fewer lines that takes in its log
+    history() {  # SCENARIO OM SIMULATE-OPTIONS...
+        local scenario=$1 om=$2
+        shift 2
+        "$PY" -m aix_exporter.cli simulate --scenario "$scenario" --openmetrics "$om" --end "$END" "$@" >/dev/null
+        promtool tsdb create-blocks-from openmetrics --max-block-duration=24h "$om" "$DIR/history-tsdb" >/dev/null
+    }
+    history case-study "$DIR/tsmsrv01.om" --duration "$AT" --target "$TARGET1" --step 15 &
+    HISTORY1=$!
     PIDS+=($!)
-    PROM_PID=$!
-    wait_ready "http://127.0.0.1:$PROM_PORT/-/ready" "$PROM_PID"
+    history exhaustion "$DIR/tsmsrv02.om" --duration "$FAST_AT" --target "$TARGET2" --tail 600 &
+    HISTORY2=$!
+    PIDS+=($!)
+    wait "$HISTORY1"
+    wait "$HISTORY2"
+    echo "backfilling the recording rules over the history ..."
+    # from a Prometheus of its own over the history alone, on a free port
+    BACKFILL_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    write_config "$DIR/prometheus-backfill.yml"
+    start_prometheus "$DIR/prometheus-backfill.yml" "$DIR/history-tsdb" "$BACKFILL_PORT" "$DIR/prometheus-backfill.log"
+    BACKFILL_PID=$PROM_PID
+    # one promtool a rule file, at once (two cores; no rule reads another's recorded series)
+    BACKFILLS=()
+    for r in $RULES; do
+        promtool tsdb create-blocks-from rules --start "$((END - AT - 60))" --end "$END" \
+            --url "http://127.0.0.1:$BACKFILL_PORT" --eval-interval 60s --max-block-duration=24h \
+            --output-dir "$DIR/rule-blocks" "$r" >"$DIR/rule-backfill-$(basename "$r" .yml).log" 2>&1 &
+        BACKFILLS+=($!)
+        PIDS+=($!)
+    done
+    for pid in "${BACKFILLS[@]}"; do wait "$pid"; done
+    kill "$BACKFILL_PID" && wait "$BACKFILL_PID" 2>/dev/null || true
     # Ready when Prometheus holds a live scrape of both exporters: until then a rate() window
     # that ends in the gap after the backfilled history reads up to a tenth low.
-    wait_ready "http://127.0.0.1:$PROM_PORT/api/v1/query?query=count(up%3D%3D1)" "$PROM_PID" 2
-    # The history ends at END and the first live scrape comes 15-40 s later: a rate() window that
-    # starts in that gap reads low (up to a tenth) five minutes on. tsmsrv01's gap (its clock runs
-    # at real speed) is filled from the same model, up to a second before that first scrape;
-    # Prometheus loads the new block at its next block reload (every minute).
+    wait_ready "http://127.0.0.1:$PROM_PORT/api/v1/query?query=count(up%3D%3D1)" "$SCRAPER_PID" 2
+    # The history ends at END and the first live scrape comes 5-20 s after Prometheus starts: a
+    # rate() window that starts in that gap reads low (up to a tenth) five minutes on.
+    # tsmsrv01's gap (its clock runs at real speed) is filled from the same model, up to a
+    # second before that first scrape.
     FIRST=$("$PY" - "http://127.0.0.1:$PROM_PORT" <<'PYEOF'
 import json, sys, urllib.parse, urllib.request
 q = urllib.parse.urlencode({"query": 'up{job="aix"}[10m]'})
@@ -182,11 +206,18 @@ PYEOF
         "$PY" -m aix_exporter.cli simulate --scenario case-study --openmetrics "$DIR/tsmsrv01-gap.om" \
             --end "$GAP_END" --duration "$((AT + GAP_END - END))" --tail "$((GAP_END - END))" --after "$END" \
             --target "$TARGET1" >/dev/null
-        rm -rf "$DIR/gap-blocks" && mkdir -p "$DIR/gap-blocks"
+        mkdir -p "$DIR/gap-blocks"
         promtool tsdb create-blocks-from openmetrics --max-block-duration=24h "$DIR/tsmsrv01-gap.om" \
             "$DIR/gap-blocks" >/dev/null
-        mv "$DIR"/gap-blocks/* "$DIR/tsdb/"
     fi
+    # the restart: the scrapes so far are in its write-ahead log; every block is read at start
+    kill "$SCRAPER_PID" && wait "$SCRAPER_PID" 2>/dev/null || true
+    for block in "$DIR"/history-tsdb/01* "$DIR"/rule-blocks/01* "$DIR"/gap-blocks/01*; do
+        if [ -f "$block/meta.json" ]; then mv "$block" "$DIR/tsdb/"; fi
+    done
+    rm -rf "$DIR/history-tsdb" "$DIR/rule-blocks" "$DIR/gap-blocks"
+    write_config "$DIR/prometheus.yml" all
+    start_prometheus "$DIR/prometheus.yml" "$DIR/tsdb" "$PROM_PORT" "$DIR/prometheus.log"
     # Debian's prometheus 2.42 serves its pages under /classic/ (no /alerts); upstream builds at /
     UI="http://127.0.0.1:$PROM_PORT"
     if "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$UI/classic/alerts" \

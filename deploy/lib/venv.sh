@@ -22,8 +22,17 @@ ensure_venv() {
         echo "creating the virtual environment $VENV ..."
         python3 -m venv "$VENV"
     fi
-    # always install the checkout being run (editable), so the environment never runs stale code
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$root$extras"
+    # the checkout being run is installed editable, so the environment never runs stale code; pip
+    # runs again whenever the checkout, the extras or pyproject.toml (dependencies, entry points)
+    # differ from the last install's, which the stamp records (a pip run costs 4 s a start)
+    local stamp="$VENV/.aix-exporter-installed" want
+    want="$root$extras $(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
+    if ! grep -qxF "$want" "$stamp" 2>/dev/null; then
+        "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$root$extras" || return 1
+        # (the other extras' lines stay: pip adds packages, it does not take the earlier extras' away)
+        { awk -v me="$root$extras" '$1 != me' "$stamp" 2>/dev/null || true; echo "$want"; } >"$stamp.new"
+        mv "$stamp.new" "$stamp"
+    fi
     export PATH="$VENV/bin:$PATH"
     export VIRTUAL_ENV="$VENV"
     echo "virtual environment: $VENV ($("$VENV/bin/python" --version))"

@@ -40,3 +40,33 @@ def test_ensure_venv_creates_installs_and_reports(tmp_path):
     assert f"virtual environment: {venv}" in r.stdout
     assert f"{venv}/bin/python" in r.stdout
     assert f"42 {venv}" in r.stdout
+
+
+def test_ensure_venv_runs_pip_again_only_when_the_install_would_differ(tmp_path):
+    """A start with the venv present skips pip (4 s of the demo's start) while the checkout,
+    the extras and pyproject.toml are those of the last install; a changed pyproject.toml runs
+    pip again. pip is taken out of the venv after the first run, so a run that calls it fails."""
+    checkout = tmp_path / "checkout"
+    (checkout / "pkg_probe").mkdir(parents=True)
+    (checkout / "pkg_probe" / "__init__.py").write_text("VALUE = 42\n")
+    pyproject = checkout / "pyproject.toml"
+    pyproject.write_text('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+                         '[project]\nname = "pkg-probe"\nversion = "0"\n')
+    venv = tmp_path / "venv"
+    env = {**os.environ, "AIX_EXPORTER_VENV": str(venv)}
+
+    def run(extras=""):
+        script = f". {VENV_LIB}\nensure_venv '{extras}' || exit 1\npython -c 'import pkg_probe; print(pkg_probe.VALUE)'\n"
+        return subprocess.run(["bash", "-c", script], cwd=checkout, capture_output=True, text=True, env=env,
+                              timeout=300)
+
+    assert run().returncode == 0
+    for pip in venv.glob("lib/python3*/site-packages/pip"):
+        pip.rename(pip.with_name("pip-taken-away"))
+    again = run()
+    assert again.returncode == 0 and again.stdout.strip().endswith("42"), again.stdout + again.stderr
+    other_extras = run("[x]")
+    assert other_extras.returncode != 0 and "No module named pip" in other_extras.stderr
+    pyproject.write_text(pyproject.read_text().replace('version = "0"', 'version = "1"'))
+    changed = run()
+    assert changed.returncode != 0 and "No module named pip" in changed.stderr, changed.stdout + changed.stderr
