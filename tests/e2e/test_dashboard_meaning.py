@@ -105,8 +105,10 @@ PANELS = [
 @pytest.mark.parametrize("regime", ["4K", "16M"])
 @pytest.mark.parametrize("dashboard,title,legend,match,fn,tol", PANELS,
                          ids=[f"{d}:{t}:{l}:{m}" for d, t, l, m, _, _ in PANELS])
-def test_panel_value_is_the_models_figure(case_study_prometheus, regime, dashboard, title, legend, match, fn, tol):
-    p = case_study_prometheus
+def test_panel_value_is_the_models_figure(case_study_store, regime, dashboard, title, legend, match, fn, tol):
+    """In each store: Prometheus (promtool backfill) and VictoriaMetrics (import API, vmalert
+    -replay of the recording rules), the same figure within the same tolerance."""
+    p = case_study_store
     when = p.end - 8 * 3600 + AT[regime]
     got = panel_value(p, panel_target(dashboard, title, legend), when, match)
     want = model_value(p, fn, when)
@@ -184,8 +186,8 @@ STATS = [
 
 
 @pytest.mark.parametrize("title,ended_hours_ago,fn,tol", STATS, ids=[s[0] for s in STATS])
-def test_4k_vs_16m_stat_panels_are_the_models_figure_over_their_window(case_study_prometheus, title, ended_hours_ago, fn, tol):
-    p = case_study_prometheus
+def test_4k_vs_16m_stat_panels_are_the_models_figure_over_their_window(case_study_store, title, ended_hours_ago, fn, tol):
+    p = case_study_store
     expr = substitute(panel_target("aix-4k-vs-16m.json", title, "{{instance}}")).replace('instance=~".*"', INSTANCE)
     res = p.query(expr, p.end)
     assert len(res) == 1, res
@@ -217,9 +219,9 @@ SHIFTED = [
 
 @pytest.mark.parametrize("title,legend,match,hours_earlier,fn,tol", SHIFTED,
                          ids=[f"{t}:{l}:{m}" for t, l, m, _, _, _ in SHIFTED])
-def test_now_and_earlier_series_are_the_models_figures_then(case_study_prometheus, title, legend, match, hours_earlier,
+def test_now_and_earlier_series_are_the_models_figures_then(case_study_store, title, legend, match, hours_earlier,
                                                              fn, tol):
-    p = case_study_prometheus
+    p = case_study_store
     when = p.end - 1800
     got = panel_value(p, panel_target("aix-4k-vs-16m.json", title, legend), when, match)
     want = model_value(p, fn, when - hours_earlier * 3600)
