@@ -21,7 +21,9 @@ monitoring.json are measured by bench/alert_thresholds.py. Prints the score and 
 surviving mutant to --out; each mutant's outcome is printed as it is known. About 10 s a
 mutant (20 s more for one the quick files let through): allow an hour for the 169 mutants.
 --rerun runs only the mutants a survivors file marks unexplained (after new tests), and
-scores those.
+scores those. --equivalents audits bench/rule-mutation-equivalent.yml: it runs only the mutants
+its entries explain and lists the entries whose mutants the tests now catch, or that explain
+none (both are removed from the file).
 """
 import argparse
 import concurrent.futures as cf
@@ -138,15 +140,41 @@ def _checked(work, promtool, baseline):
 EQUIVALENT = os.path.join(ROOT, "bench", "rule-mutation-equivalent.yml")
 
 
+def known_equivalents() -> list:
+    import yaml
+    with open(EQUIVALENT, encoding="utf-8") as fh:
+        return yaml.safe_load(fh) or []
+
+
+def explains(entry: dict, source: str, line: int, what: str, text: str) -> bool:
+    """Whether an entry of bench/rule-mutation-equivalent.yml is about this mutant (``text``: the
+    original line from the mutated column on)."""
+    return (entry["source"] == source and entry["mutant"] == what and text.startswith(entry["at"])
+            and entry.get("line", line) == line)
+
+
+def explained_by(todo: list, known: list) -> tuple:
+    """(the mutants of ``todo`` some entry explains, {entry index: [those mutants]})."""
+    lines = {}
+    by_entry: dict = {i: [] for i in range(len(known))}
+    for m in todo:
+        src, line, what, _, col = m
+        if src not in lines:
+            lines[src] = open(os.path.join(ROOT, src), encoding="utf-8").read().split("\n")
+        text = lines[src][line - 1][col:]
+        for i, e in enumerate(known):
+            if explains(e, src, line, what, text):
+                by_entry[i].append(m)
+    return [m for ms in by_entry.values() for m in ms], by_entry
+
+
 def write_survivors(out: str, title: str, survivors: list) -> tuple:
     """Write ``survivors`` [(source, line number, column, what)] to ``out``, each with the
     reason it is equivalent when bench/rule-mutation-equivalent.yml has an entry for its source
     whose ``at`` is the text of the original line from the mutated column on (its start), whose
     ``mutant`` is its description and, when it gives one, whose ``line`` is the survivor's line;
     returns (explained, unexplained) counts."""
-    import yaml
-    with open(EQUIVALENT, encoding="utf-8") as fh:
-        known = yaml.safe_load(fh) or []
+    known = known_equivalents()
     lines = {}
     explained = 0
     with open(out, "w", encoding="utf-8") as fh:
@@ -156,8 +184,7 @@ def write_survivors(out: str, title: str, survivors: list) -> tuple:
             if source not in lines:
                 lines[source] = open(os.path.join(ROOT, source), encoding="utf-8").read().split("\n")
             text = lines[source][line - 1][col:]
-            why = next((e["why"] for e in known if e["source"] == source and e["mutant"] == what
-                        and text.startswith(e["at"]) and e.get("line", line) == line), None)
+            why = next((e["why"] for e in known if explains(e, source, line, what, text)), None)
             explained += why is not None
             fh.write(f"- {source}:{line}:{col}: {what} at `{text[:60]}`\n"
                      f"  - {'equivalent: ' + why if why else '**unexplained**'}\n")
@@ -182,6 +209,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "rule-mutation-survivors.md"))
     ap.add_argument("--rerun", help="a survivors file: run only the mutants it marks unexplained")
     ap.add_argument("--issue48", action="store_true", help="only the mutants of the operators issue 48 added")
+    ap.add_argument("--equivalents", action="store_true",
+                    help="audit bench/rule-mutation-equivalent.yml: run only the mutants its entries explain and "
+                         "list the entries whose mutants the tests catch, or that explain no mutant")
     args = ap.parse_args()
     promtool = shutil.which("promtool") or sys.exit("needs promtool (Debian package prometheus)")
     texts = {src: open(os.path.join(ROOT, src), encoding="utf-8").read() for src in SOURCES}
@@ -189,6 +219,9 @@ def main():
     if args.issue48:   # only the operators issue 48 added
         new = {f"{a.strip()} -> {b.strip()}" for a, b in SWAPS[SWAPS.index((" != ", " > ")):]}
         todo = [m for m in todo if m[2] in new]
+    if args.equivalents:   # (the entries of the dashboards' sources are bench/dashboard_mutation.py's to audit)
+        known = [e for e in known_equivalents() if e["source"] in SOURCES]
+        todo, by_entry = explained_by(todo, known)
     if args.rerun:
         wanted = unexplained_in(args.rerun)
         todo = [m for m in todo if (m[0], m[1], m[4], m[2]) in wanted]
@@ -210,6 +243,8 @@ def main():
     finally:
         for w in works:
             shutil.rmtree(w, ignore_errors=True)
+    if args.equivalents:
+        return audit(known, by_entry, {(src, line, col, what): status for line, what, col, status, src in results})
     counts = {s: sum(1 for r in results if r[3] == s) for s in ("caught", "compile", "unchanged", "survived")}
     valid = counts["caught"] + counts["survived"]
     print(json.dumps(counts))
@@ -225,5 +260,19 @@ def main():
           f"score counting the explained as caught: {100 * (counts['caught'] + eq) / max(valid, 1):.1f} %")
 
 
+def audit(known: list, by_entry: dict, status: dict) -> int:
+    """Print each entry of the equivalence file with what became of the mutants it explains;
+    1 when an entry is stale (its mutants are caught, or it explains none)."""
+    stale = 0
+    for i, e in enumerate(known):
+        outcomes = [status[(src, line, col, what)] for src, line, what, _, col in by_entry[i]]
+        verdict = ("explains no mutant" if not outcomes else "still survives" if all(o == "survived" for o in outcomes)
+                   else "caught by today's tests" if all(o == "caught" for o in outcomes) else ", ".join(outcomes))
+        stale += verdict != "still survives"
+        print(f"- {e['source']}: {e['mutant']} at `{e['at'][:50]}`: {verdict}")
+    print(f"{len(known)} entries: {len(known) - stale} still equivalent survivors, {stale} to remove or explain")
+    return 1 if stale else 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
