@@ -135,6 +135,7 @@ def main():
     ap.add_argument("--sample", type=int, default=1, help="run every Nth mutant only")
     ap.add_argument("--offset", type=int, default=0, help="with --sample: start at the Kth mutant")
     ap.add_argument("--rerun", help="a survivors file: run only the mutants it marks unexplained")
+    ap.add_argument("--issue48", action="store_true", help="only the mutants of the operators issue 48 added")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "dashboard-mutation-survivors.md"))
     args = ap.parse_args()
     if not (shutil.which("promtool") and shutil.which("prometheus")):
@@ -166,6 +167,8 @@ def main():
                     else:
                         todo.append((path, line, what, text, col))
             print(f"not counted: {json.dumps(skipped)}", flush=True)
+            if args.issue48:
+                todo = [m for m in todo if m[2] in rule_mutation.ISSUE48]
             if args.rerun:
                 wanted = rule_mutation.unexplained_in(args.rerun)
                 todo = [m for m in todo if (m[0], m[1], m[4], m[2]) in wanted]
