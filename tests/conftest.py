@@ -33,6 +33,16 @@ def fixture_text(*parts) -> str:
     return (FIXTURES.joinpath(*parts)).read_text()
 
 
+def bench_common():
+    """bench/common.py, whose helpers the tests share with the benchmarks (the stalled-handshake
+    attack, the frozen registry an encoder is measured and compared on): written once."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_common", ROOT / "bench" / "common.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -11,17 +11,8 @@ import pytest
 
 from aix_exporter import web
 from tests.adversarial.test_http_limits import get, rss_kb
-from tests.conftest import ROOT, free_port
+from tests.conftest import bench_common, free_port
 from tests.e2e.helpers import start, stop
-
-
-def bench_common():
-    """bench/common.py, where the stalled-handshake attack is written once for the benchmark too."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("bench_common", ROOT / "bench" / "common.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def exporter_proc(*extra):

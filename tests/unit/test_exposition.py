@@ -8,7 +8,6 @@ import shutil
 import subprocess
 
 import pytest
-from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.openmetrics import exposition as om
@@ -21,7 +20,7 @@ from aix_exporter.config import Settings
 from aix_exporter.exporter import Exporter
 from aix_exporter.simulate.scenarios import SCENARIOS
 from aix_exporter.sources import open_source
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, bench_common
 
 
 def exporter_registry(spec):
@@ -33,13 +32,7 @@ def exporter_registry(spec):
     return registry_of(list(ex.registry().collect()))
 
 
-def registry_of(families):
-    class Fixed:
-        def collect(self):
-            return families
-    reg = CollectorRegistry(auto_describe=False)
-    reg.register(Fixed())
-    return reg
+registry_of = bench_common().frozen_registry   # (the benchmark's, bench/exposition.py)
 
 
 def assert_same(reg):
