@@ -27,6 +27,7 @@ none (both are removed from the file).
 """
 import argparse
 import concurrent.futures as cf
+import functools
 import json
 import os
 import re
@@ -156,15 +157,23 @@ def explains(entry: dict, source: str, line: int, what: str, text: str) -> bool:
             and entry.get("line", line) == line)
 
 
+@functools.lru_cache(maxsize=None)
+def _source_lines(source: str) -> tuple:
+    with open(os.path.join(ROOT, source), encoding="utf-8") as fh:
+        return tuple(fh.read().split("\n"))
+
+
+def original_text(source: str, line: int, col: int) -> str:
+    """The unmutated line of a mutant from its column on (what an equivalence entry's ``at`` starts)."""
+    return _source_lines(source)[line - 1][col:]
+
+
 def explained_by(todo: list, known: list) -> tuple:
     """(the mutants of ``todo`` some entry explains, {entry index: [those mutants]})."""
-    lines = {}
     by_entry: dict = {i: [] for i in range(len(known))}
     for m in todo:
         src, line, what, _, col = m
-        if src not in lines:
-            lines[src] = open(os.path.join(ROOT, src), encoding="utf-8").read().split("\n")
-        text = lines[src][line - 1][col:]
+        text = original_text(src, line, col)
         for i, e in enumerate(known):
             if explains(e, src, line, what, text):
                 by_entry[i].append(m)
@@ -178,15 +187,12 @@ def write_survivors(out: str, title: str, survivors: list) -> tuple:
     ``mutant`` is its description and, when it gives one, whose ``line`` is the survivor's line;
     returns (explained, unexplained) counts."""
     known = known_equivalents()
-    lines = {}
     explained = 0
     with open(out, "w", encoding="utf-8") as fh:
         fh.write(f"# {title}\n\nEach survivor with its line and column; 'equivalent:' gives the reason from "
                  "bench/rule-mutation-equivalent.yml, **unexplained** marks one a test should kill.\n\n")
         for source, line, col, what in survivors:
-            if source not in lines:
-                lines[source] = open(os.path.join(ROOT, source), encoding="utf-8").read().split("\n")
-            text = lines[source][line - 1][col:]
+            text = original_text(source, line, col)
             why = next((e["why"] for e in known if explains(e, source, line, what, text)), None)
             explained += why is not None
             fh.write(f"- {source}:{line}:{col}: {what} at `{text[:60]}`\n"
