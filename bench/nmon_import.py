@@ -74,10 +74,10 @@ def _cpu(fn):
     return time.process_time() - t0
 
 
-def _child_cpu(argv):
+def _child_cpu(argv, env=None):
     """CPU time (user + system) of one child command, from the children's rusage."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -114,9 +114,9 @@ def main():
         floor_cmd = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import nmon_import as b; "
                      "b.floor(sys.argv[2:])", os.path.dirname(os.path.abspath(__file__)), *paths]
         command = [sys.executable, "-m", "aix_exporter.cli", "import", "nmon", "--tz", "UTC", "--out", out, *paths]
-        env_path = os.path.join(ROOT, "exporter")
-        os.environ["PYTHONPATH"] = env_path + os.pathsep + os.environ.get("PYTHONPATH", "")
-        whole = paired(lambda: _child_cpu(floor_cmd), lambda: _child_cpu(command), max(3, args.repeat // 3))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (os.path.join(ROOT, "exporter"),
+                                                                         os.environ.get("PYTHONPATH"))))}
+        whole = paired(lambda: _child_cpu(floor_cmd), lambda: _child_cpu(command, env), max(3, args.repeat // 3))
         print(f"{args.days} daily files, {size / 1e6:.1f} MB gzipped: {result['snapshots']} snapshots, "
               f"{result['samples']} samples; {sys.executable} {platform.python_version()}\n")
         print("| paired CPU (median of pairs) | floor (gunzip + split) | import | ratio (range) |")

@@ -103,7 +103,8 @@ wait_ready "http://127.0.0.1:$PORT2/" "${PIDS[1]}" || { cat "$DIR/exporter-tsmsr
 
 if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then
     RULES="$ROOT/alerts/aix-rules.yml $ROOT/alerts/demo-fast-rules.yml"
-    rm -rf "$DIR/tsdb" "$DIR/history-tsdb" "$DIR/rule-blocks" "$DIR/gap-blocks"
+    rm -rf "$DIR/tsdb" "$DIR/history-tsdb" "$DIR/rule-blocks" "$DIR/gap-blocks" \
+        "$DIR/prometheus.log" "$DIR/prometheus-backfill.log"   # (each Prometheus start appends to its log)
     mkdir -p "$DIR/tsdb" "$DIR/history-tsdb"
     AM_LINE=""
     if command -v prometheus-alertmanager >/dev/null 2>&1; then
@@ -147,7 +148,6 @@ if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1;
     # Alertmanager added, before the banner (a block moved into a running Prometheus is read
     # only at its next reload, a minute later).
     write_config "$DIR/prometheus.yml" scrape
-    : >"$DIR/prometheus.log"
     start_prometheus "$DIR/prometheus.yml" "$DIR/tsdb" "$PROM_PORT" "$DIR/prometheus.log"
     SCRAPER_PID=$PROM_PID
     echo "backfilling 8 simulated hours of tsmsrv01 and 5.8 of tsmsrv02, ending now ..."
