@@ -1,15 +1,44 @@
 """The log tail's parts (sources/logtail.py) on files written by hand: which rotated copies are
 looked at and in what order, a partial line that waits, a chunk without a line end passed
 over, files rotated in and out between two reads, the position it hands back, and the
-watermark that keeps overlapping dsmadmc queries from counting a message twice."""
+watermark that keeps overlapping dsmadmc queries from counting a message twice.
+
+Every test runs twice: on this host's files, and through ``remotelog.RemoteFiles``, the
+questions the ssh source asks an LPAR (its Perl helper, run here by the system source's
+runner; tests/e2e/test_ssh.py runs it over a real sshd): the remote tail passes the local
+tail's rotation cases."""
+import functools
 import os
 
 import pytest
 
-from aix_exporter.sources import logtail
+from aix_exporter.sources import logtail, remotelog, system
 
 
 T = 1_800_000_000.0   # the time of a read, where a test compares whole positions
+
+
+class HelperHere(remotelog.RemoteFiles):
+    """The remote files' questions answered by the Perl helper on this host; the clock is the
+    tests' (a test that fixes the time of a read fixes it for both)."""
+
+    def now(self) -> float:
+        return logtail.time.time()
+
+
+@pytest.fixture(autouse=True, params=["local", "remote"])
+def files(request, monkeypatch):
+    if request.param == "remote":
+        if "cannot_be_mapped" in request.node.name:
+            pytest.skip("a file that cannot be mapped is a local case (the helper reads, it does not map)")
+        helper = HelperHere(lambda argv, timeout: system.run(argv, timeout), 30)
+        monkeypatch.setattr(logtail, "tail", functools.partial(logtail.tail, fs=helper))
+    return request.param
+
+
+def test_the_helper_clock_is_the_hosts():
+    here = remotelog.RemoteFiles(lambda argv, timeout: system.run(argv, timeout), 30)
+    assert abs(here.now() - __import__("time").time()) < 5
 
 
 @pytest.fixture
@@ -265,6 +294,13 @@ def test_a_fingerprint_not_found_reads_from_the_start_and_an_empty_file_stays_at
     assert logtail.tail(str(log), {"tail": b"zz\n".hex()}) == ("", {"inode": inode, "offset": 0, "tail": "", "t": T})
     log.write_text("hello\n")
     assert logtail.tail(str(log), {"tail": b"zz\n".hex()})[0] == "hello\n"
+
+
+
+def test_a_fingerprint_in_a_file_that_cannot_be_mapped_is_not_found(tmp_path, monkeypatch, clock):
+    log = tmp_path / "a.log"
+    log.write_text("hello\n")
+    inode = os.stat(log).st_ino
 
     def fails(*a, **k):
         raise OSError(19, "No such device")

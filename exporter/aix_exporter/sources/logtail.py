@@ -41,7 +41,41 @@ FINGERPRINT = 64       # bytes before the offset kept to recognise the file agai
 MAX_SIBLINGS = 64      # rotated files looked at
 
 
+class LocalFiles:
+    """The files the tail reads, on this host. ``remotelog.RemoteFiles`` answers the same
+    questions on an LPAR over SSH, so a remote log follows exactly these rules."""
+
+    def now(self) -> float:
+        """The clock the files' mtimes are on."""
+        return time.time()
+
+    def open(self, path: str):
+        """(handle, stat) of a regular file, with ``st_ino``, ``st_size`` and ``st_mtime``; a
+        SourceError when it is missing or not a regular file. The handle is a context manager."""
+        return open_regular(path, "log file")
+
+    def listdir(self, directory: str) -> list:
+        return os.listdir(directory)
+
+    def rfind(self, fh, want: bytes) -> int:
+        """Where the last occurrence of ``want`` starts in the file, or -1."""
+        if not want or not os.fstat(fh.fileno()).st_size:
+            return -1
+        try:
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                return m.rfind(want)
+        except (OSError, ValueError):
+            return -1
+
+
+LOCAL = LocalFiles()
+
+
 def _read(fh, offset: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes at ``offset`` of an open log (a remote one reads itself)."""
+    read_at = getattr(fh, "read_at", None)
+    if read_at is not None:
+        return read_at(offset, limit)
     fh.seek(offset)
     return fh.read(limit)
 
@@ -54,26 +88,26 @@ def _age_key(base: str, name: str):
     return (0, -int(suffix)) if suffix.isdigit() and len(suffix) < 8 else (1, suffix)
 
 
-def _siblings(path: str) -> list:
+def _siblings(path: str, fs=LOCAL) -> list:
     """Rotated copies of ``path`` (dsmserv.log.1, dsmserv.log-20261125, ...), oldest first;
     compressed ones left out (they are no log text)."""
     d, base = os.path.split(os.path.abspath(path))
     try:
-        names = [n for n in os.listdir(d) if n.startswith(base) and n != base
+        names = [n for n in fs.listdir(d) if n.startswith(base) and n != base
                  and not n.endswith((".gz", ".Z", ".bz2", ".xz", ".zst"))]
-    except OSError:
+    except (OSError, SourceError):
         return []
     names.sort(key=lambda n: _age_key(base, n))
     return [os.path.join(d, n) for n in names[-MAX_SIBLINGS:]]
 
 
-def _whole_files(paths: list, since=None) -> list:
+def _whole_files(paths: list, since=None, fs=LOCAL) -> list:
     """The complete lines of each file, oldest first (unreadable ones passed over); with
     ``since``, only files last written after that time."""
     out = []
     for p in paths:
         try:
-            fh, st = open_regular(p, "log file")
+            fh, st = fs.open(p)
         except SourceError:
             continue
         with fh:
@@ -84,7 +118,7 @@ def _whole_files(paths: list, since=None) -> list:
     return out
 
 
-def _rest_of_old_file(path: str, position: dict, copy: bool) -> tuple:
+def _rest_of_old_file(path: str, position: dict, copy: bool, fs=LOCAL) -> tuple:
     """(bytes, gap): what was appended to the file we were reading after our last read, from its
     rotated name (same inode and fingerprint) or, after copytruncate, from the copy (same bytes
     before the offset); after a rotation, also every file rotated after it (the whole of each,
@@ -92,10 +126,10 @@ def _rest_of_old_file(path: str, position: dict, copy: bool) -> tuple:
     is newer than the position and all of them are read."""
     offset, tail_hex = position.get("offset", 0), position.get("tail", "")
     fingerprint = bytes.fromhex(tail_hex) if tail_hex else b""
-    siblings = _siblings(path)
+    siblings = _siblings(path, fs)
     for i, sib in enumerate(siblings):
         try:
-            fh, st = open_regular(sib, "log file")
+            fh, st = fs.open(sib)
         except SourceError:
             continue
         with fh:
@@ -110,18 +144,18 @@ def _rest_of_old_file(path: str, position: dict, copy: bool) -> tuple:
             data = _read(fh, offset, MAX_CHUNK)
             out = [data[: data.rfind(b"\n") + 1]]
         if not copy:
-            out += _whole_files(siblings[i + 1:])   # rotated in and out since our last read
+            out += _whole_files(siblings[i + 1:], fs=fs)   # rotated in and out since our last read
         return b"".join(out), False
     if "inode" not in position:
         return b"", False
     since = position.get("t")
     if copy and since is None:
         return b"", False        # a truncation without a copy, and no time to tell new siblings by
-    rotated_in = _whole_files(siblings, since)
+    rotated_in = _whole_files(siblings, since, fs)
     return b"".join(rotated_in), bool(rotated_in) or not copy
 
 
-def _fingerprint_ok(fh, position: dict) -> bool:
+def _fingerprint_ok(fh, position: dict, fs=LOCAL) -> bool:
     """The bytes before the saved offset are still the saved fingerprint (no position, or
     none saved: nothing to compare)."""
     tail_hex = position.get("tail", "")
@@ -132,38 +166,32 @@ def _fingerprint_ok(fh, position: dict) -> bool:
     return _read(fh, offset - len(want), len(want)) == want
 
 
-def _find_fingerprint(fh, tail_hex: str) -> int:
+def _find_fingerprint(fh, tail_hex: str, fs=LOCAL) -> int:
     """The offset just after the last occurrence of the fingerprint, or -1."""
     want = bytes.fromhex(tail_hex)
-    size = os.fstat(fh.fileno()).st_size
-    if not want or not size:
-        return -1
-    try:
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            at = m.rfind(want)
-    except (OSError, ValueError):
-        return -1
+    at = fs.rfind(fh, want)
     return at + len(want) if at >= 0 else -1
 
 
-def tail(path: str, position, start_at_end: bool = False):
+def tail(path: str, position, start_at_end: bool = False, fs=LOCAL):
     """Return (text, new_position). ``position`` None: from the start, or from
-    the end when ``start_at_end`` (a fresh exporter does not recount history)."""
-    read_at = time.time()       # (before the read: a file written after this holds lines newer than it)
-    fh, st = open_regular(path, "log file")
+    the end when ``start_at_end`` (a fresh exporter does not recount history). ``fs``: where
+    the files are (this host, or an LPAR over SSH: remotelog.RemoteFiles)."""
+    read_at = fs.now()          # (before the read: a file written after this holds lines newer than it)
+    fh, st = fs.open(path)
     gap = False
     with fh:
         before = b""
         if position is not None and "offset" not in position and position.get("tail"):
-            found = _find_fingerprint(fh, position["tail"])    # a damaged state: its fingerprint only
+            found = _find_fingerprint(fh, position["tail"], fs)    # a damaged state: its fingerprint only
             position = {**position, "offset": found} if found >= 0 else None
         if position is None:
             offset = st.st_size if start_at_end else 0
         elif position.get("inode") != st.st_ino and "inode" in position:
-            before, gap = _rest_of_old_file(path, position, copy=False)       # rotated
+            before, gap = _rest_of_old_file(path, position, copy=False, fs=fs)       # rotated
             offset = 0
-        elif st.st_size < position.get("offset", 0) or not _fingerprint_ok(fh, position):
-            before, gap = _rest_of_old_file(path, position, copy=True)        # copytruncate / truncated (and regrown)
+        elif st.st_size < position.get("offset", 0) or not _fingerprint_ok(fh, position, fs):
+            before, gap = _rest_of_old_file(path, position, copy=True, fs=fs)        # copytruncate / truncated (and regrown)
             offset = 0
         else:
             offset = position.get("offset", 0)   # a position without an offset: from the start

@@ -1,0 +1,115 @@
+"""The TSM activity log tailed on an LPAR over SSH, by the local tail's own rules.
+
+``logtail.tail`` reads its files through a small interface (open with a stat, read at an
+offset, list a directory, find a fingerprint, the files' clock); :class:`RemoteFiles` answers
+those questions on the LPAR by running ``/usr/bin/perl -e HELPER OP ARGS`` there (Perl is
+part of AIX's base, ``perl.rte``; nothing is installed). So rotation, copytruncate, gaps,
+the fingerprint and the position are exactly the local tail's, and the position (kept per
+target in its state file) holds the remote file's inode and offset. The files' ages are
+compared on the LPAR's clock (``time``), never this host's.
+
+One difference: a local tail holds the file open between its stat and its reads; a remote
+read opens the path again, so a rotation between the two is seen at the next read (by the
+inode or the fingerprint, as any rotation).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from . import CommandFailed, SourceError
+from .logtail import tail
+
+PERL = "/usr/bin/perl"
+# One operation a run; errors on stderr with exit status 2; a file only when regular, opened
+# without blocking (a FIFO in the log's place is an error, never a read that waits).
+HELPER = r"""use strict; use Fcntl; use Time::HiRes ();
+my ($op, @a) = @ARGV; binmode STDOUT;
+sub fail { print STDERR "$_[0]\n"; exit 2 }
+sub fh { my ($p) = @_; sysopen(my $f, $p, O_RDONLY | O_NONBLOCK) or fail($!{ENOENT} ? "missing" : "$!");
+  my @s = Time::HiRes::stat($f); -f $f or fail("notregular"); return ($f, @s) }
+if ($op eq 'time') { printf "%.6f\n", Time::HiRes::time(); }
+elsif ($op eq 'stat') { my ($f, @s) = fh($a[0]); print "$s[1] $s[7] $s[9]\n"; }
+elsif ($op eq 'read') { my ($f) = fh($a[0]); sysseek($f, $a[1], 0) or fail("$a[0]: $!");
+  my $left = $a[2]; while ($left > 0) { my $n = sysread($f, my $b, $left > 65536 ? 65536 : $left);
+  defined $n or fail("$a[0]: $!"); last if !$n; print unpack('H*', $b); $left -= $n; } }
+elsif ($op eq 'list') { opendir(my $d, $a[0]) or fail("$a[0]: $!"); print join("\0", readdir $d); }
+elsif ($op eq 'rfind') { my ($f, @s) = fh($a[0]); my $w = pack('H*', $a[1]); my $all = '';
+  while (sysread($f, my $b, 1 << 20)) { $all .= $b; last if length($all) >= $a[2]; }
+  print rindex($all, $w), "\n"; }
+else { fail("unknown operation $op") }
+"""
+MAX_RFIND = 64 << 20
+READ_PIECE = 8 << 20    # bytes a read asks for at once (16 MiB of hex, under the runner's cap)
+
+
+class _Handle:
+    def __init__(self, files: "RemoteFiles", path: str, st):
+        self.files, self.path, self.st = files, path, st
+
+    def read_at(self, offset: int, limit: int) -> bytes:
+        return self.files.read(self, offset, limit)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Stat:
+    def __init__(self, ino: int, size: int, mtime: float):
+        self.st_ino, self.st_size, self.st_mtime = ino, size, mtime
+
+
+class RemoteFiles:
+    """logtail's file questions, answered on the LPAR (``run``: the ssh source's runner)."""
+
+    def __init__(self, run: Callable, timeout: float):
+        self._run, self.timeout = run, timeout
+
+    def _op(self, *args: str) -> str:
+        try:
+            return self._run([PERL, "-e", HELPER, *args], self.timeout)
+        except CommandFailed as e:
+            why = (e.stderr.strip().splitlines() or [str(e)])[0][:200]
+            path = args[1] if len(args) > 1 else ""
+            # the local tail's messages (sources.open_regular), so both read the same in a log
+            if why == "missing":
+                raise SourceError(f"log file {path} does not exist") from None
+            if why == "notregular":
+                raise SourceError(f"{path} is not a regular file") from None
+            raise SourceError(f"cannot {args[0]} {path}: {why}" if path else f"remote log: {why}") from None
+
+    def now(self) -> float:
+        return float(self._op("time"))
+
+    def open(self, path: str):
+        fields = self._op("stat", path).split()
+        if len(fields) != 3:
+            raise SourceError(f"remote log: stat {path}: unexpected answer")
+        st = _Stat(int(fields[0]), int(fields[1]), float(fields[2]))
+        return _Handle(self, path, st), st
+
+    def read(self, fh: _Handle, offset: int, limit: int) -> bytes:
+        """The bytes as they are (sent as hex: the runner's text is UTF-8, a log may not be), in
+        pieces under the runner's output cap, until ``limit`` or the end of the file."""
+        out = bytearray()
+        while offset >= 0 and len(out) < limit:
+            want = min(READ_PIECE, limit - len(out))
+            piece = bytes.fromhex(self._op("read", fh.path, str(offset + len(out)), str(want)).strip())
+            out += piece
+            if len(piece) < want:
+                break
+        return bytes(out)
+
+    def listdir(self, directory: str) -> list:
+        return [n for n in self._op("list", directory).split("\0") if n not in ("", ".", "..")]
+
+    def rfind(self, fh: _Handle, want: bytes) -> int:
+        return int(self._op("rfind", fh.path, want.hex(), str(MAX_RFIND)).strip() or -1)
+
+
+def remote_tail(run: Callable, settings, position):
+    """(new complete text since position, new position) of tsm.actlog_file on the LPAR."""
+    fs = RemoteFiles(run, settings.command_timeout_seconds)
+    return tail(settings.tsm.actlog_file, position, start_at_end=True, fs=fs)
