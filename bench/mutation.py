@@ -79,7 +79,9 @@ SHARED_TESTS = {"parsers": ["tests/unit/test_fixture_records.py", "tests/conform
 # commands through the system source running them
 E2E_TESTS = {"web": ["tests/e2e/test_http.py", "tests/e2e/test_tls_auth.py"],
              "webconfig": ["tests/e2e/test_tls_auth.py"],
-             "tools/standin": ["tests/e2e/test_golden_system.py"]}
+             "tools/standin": ["tests/e2e/test_golden_system.py"],
+             "sources/ssh": ["tests/e2e/test_ssh.py"], "sources/remotelog": ["tests/e2e/test_ssh.py"],
+             "targets": ["tests/e2e/test_ssh.py"]}
 # Tests that reach a module through the command line rather than an import: every --help text
 # against its reviewed copy (tests/golden/help) for the modules that define a command's options
 HELP = "tests/unit/test_cli_help.py"

@@ -76,6 +76,31 @@ class TsmSettings:
 
 
 @dataclass
+class SshSettings:
+    """How to reach LPARs over SSH (--source ssh://USER@HOST[:PORT] and ssh targets)."""
+    key_file: Optional[str] = None      # private key; refused when others can read it
+    known_hosts: Optional[str] = None   # host keys are verified against it, never accepted on first sight
+    connect_timeout_seconds: float = 10
+    max_sessions: int = 8               # commands at once on one connection (OpenSSH's MaxSessions is 10)
+
+
+@dataclass
+class ProbeSettings:
+    max_concurrent: int = 8             # targets collected at once by /probe; more wait their turn
+
+
+@dataclass
+class TargetSettings:
+    """One entry of ``targets:``, collected by /probe?target=NAME."""
+    name: str = ""
+    source: str = ""                    # ssh://USER@HOST[:PORT] (or replay:DIR, simulate:SCENARIO)
+    collectors: Optional[list] = None   # collector names; default: those enabled by the flags
+    key_file: Optional[str] = None      # default: ssh.key_file
+    known_hosts: Optional[str] = None   # default: ssh.known_hosts
+    tsm: Optional[dict] = None          # this target's tsm section (replaces the top-level one)
+
+
+@dataclass
 class Settings:
     command_timeout_seconds: float = 10
     command_root: Optional[str] = None   # run commands from under this directory (--path.commands; tests)
@@ -85,6 +110,9 @@ class Settings:
     process: ProcessSettings = field(default_factory=ProcessSettings)
     splat: SplatSettings = field(default_factory=SplatSettings)
     tsm: TsmSettings = field(default_factory=TsmSettings)
+    ssh: SshSettings = field(default_factory=SshSettings)
+    probe: ProbeSettings = field(default_factory=ProbeSettings)
+    targets: list = field(default_factory=list)   # [TargetSettings], built by _targets
 
 
 def _build(cls, data, path, errors: list):
@@ -124,7 +152,54 @@ BOUNDS = {
     "tape.interval_seconds": (1, 300), "tape.max_age_seconds": (1, 86400),
     "splat.trace_seconds": (1, 60), "splat.every_minutes": (1, 1440), "splat.top_n": (1, 1000),
     "splat.max_age_seconds": (1, 7 * 86400), "tsm.summary_hours": (1, 24 * 31),
+    "ssh.connect_timeout_seconds": (0.1, 120), "ssh.max_sessions": (1, 64), "probe.max_concurrent": (1, 1000),
 }
+_TARGET_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def _targets(s: Settings, errors: list) -> None:
+    """``targets:`` as TargetSettings with their tsm sections built, every problem appended."""
+    from .collectors import registry
+    if not isinstance(s.targets, list):
+        return
+    built, seen = [], set()
+    for i, entry in enumerate(s.targets):
+        where = f"targets[{i}]"
+        t = _build(TargetSettings, entry, where, errors)
+        if not isinstance(t.name, str) or not _TARGET_NAME_RE.match(t.name):
+            errors.append((f"{where}.name", f"{where}.name: {t.name!r} is not a target name ([A-Za-z0-9_.-]+)"))
+        elif t.name in seen:
+            errors.append((f"{where}.name", f"{where}.name: {t.name!r} is declared twice"))
+        seen.add(t.name)
+        if not isinstance(t.source, str) or not t.source:
+            errors.append((f"{where}.source", f"{where}.source: missing (ssh://USER@HOST[:PORT])"))
+        for key in ("key_file", "known_hosts"):
+            v = getattr(t, key)
+            if v is not None and (not isinstance(v, str) or not v.startswith("/")):
+                errors.append((f"{where}.{key}", f"{where}.{key}: must be an absolute path"))
+        unknown = [c for c in (t.collectors or []) if c not in registry()]
+        if unknown:
+            errors.append((f"{where}.collectors", f"{where}.collectors: unknown {', '.join(map(str, unknown))}; "
+                                                  f"known: {', '.join(registry())}"))
+        if t.tsm is not None:
+            t.tsm = _build(TsmSettings, t.tsm, f"{where}.tsm", errors)
+        built.append(t)
+    states = [str(t.tsm.state_file) for t in built if isinstance(t.tsm, TsmSettings) and t.tsm.state_file]
+    twice = {x for x in states if states.count(x) > 1 or x == s.tsm.state_file}
+    for state in sorted(twice):
+        errors.append(("targets", f"targets: tsm.state_file {state} is used twice: each target keeps its own log position"))
+    s.targets = built
+
+
+def target_settings(s: Settings, t: TargetSettings) -> Settings:
+    """The settings a target's collectors run with: the top level's, with the target's own tsm
+    section (none: the TSM collectors are not configured for it; a log position, a password
+    file and an admin id are one server's, never shared by targets)."""
+    import copy
+    out = copy.copy(s)
+    out.tsm = t.tsm if isinstance(t.tsm, TsmSettings) else TsmSettings()
+    out.targets = []
+    return out
 MAX_CONFIG_BYTES = 1 << 20
 
 
@@ -238,7 +313,8 @@ def problems(s: Settings) -> list:  # noqa: C901 (issue 46: too complex today, m
     for where, v in (("splat.work_dir", s.splat.work_dir), ("command_root", s.command_root),
                      ("tsm.password_file", s.tsm.password_file), ("tsm.dsmadmc_binary", s.tsm.dsmadmc_binary),
                      ("splat.report_dir", s.splat.report_dir), ("tsm.actlog_file", s.tsm.actlog_file),
-                     ("tsm.state_file", s.tsm.state_file)):
+                     ("tsm.state_file", s.tsm.state_file), ("ssh.key_file", s.ssh.key_file),
+                     ("ssh.known_hosts", s.ssh.known_hosts)):
         if v is not None and (not isinstance(v, str) or not v.startswith("/")):
             add(where, "must be an absolute path")
     state = s.tsm.state_file
@@ -339,7 +415,12 @@ def load(path: Optional[str], check_files: bool = False) -> Settings:
     marks = _marks(node) if node is not None else {}
     errors: list = []
     settings = _build(Settings, data, "", errors)
+    _targets(settings, errors)
     errors += problems(settings)
+    for t in settings.targets:
+        if isinstance(t, TargetSettings) and isinstance(t.tsm, TsmSettings):
+            errors += [(f"targets.{t.name}.{w}", f"targets.{t.name}: {m}") for w, m in problems(target_settings(settings, t))
+                       if w.startswith("tsm.")]
     if check_files and not errors:
         errors += file_problems(settings)
     if errors:

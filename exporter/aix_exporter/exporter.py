@@ -48,8 +48,9 @@ class Result:
 
 class Exporter:
     def __init__(self, source, collectors: list, max_age: Optional[dict] = None, clock=time.time,
-                 min_interval: float = 0.0):
+                 min_interval: float = 0.0, own_metrics: bool = True):
         self.source = source
+        self.own_metrics = own_metrics      # False for a probe target: no build info, no process CPU
         self.min_interval = min_interval
         self._scrape_lock = threading.Lock()
         self._in_flight: dict = {}          # collector name -> Future
@@ -226,25 +227,30 @@ class Exporter:
                                    "(captured output) or simulate:SCENARIO (the simulator, not a real LPAR).",
                                    labels=["source"])
         source.add_metric([getattr(self.source, "name", "unknown")], 1.0)
-        return _merge(out) + [success, duration, last] + cost_families() + [build, source]
+        if not self.own_metrics:   # a probe target: its commands' costs, not this process's
+            return _merge(out) + [success, duration, last] + cost_families(self.source)[:3] + [source]
+        return _merge(out) + [success, duration, last] + cost_families(self.source) + [build, source]
 
-    def registry(self, cut_off: frozenset = frozenset()) -> CollectorRegistry:
-        """A registry serving the current results (collection is scrape()'s job)."""
+    def registry(self, cut_off: frozenset = frozenset(), extra: tuple = ()) -> CollectorRegistry:
+        """A registry serving the current results (collection is scrape()'s job), and ``extra``
+        families after them."""
         exporter = self
 
         class _Bridge:
             def collect(self):
-                return exporter.families(cut_off)
+                return exporter.families(cut_off) + list(extra)
 
         reg = CollectorRegistry(auto_describe=False)
         reg.register(_Bridge())
         return reg
 
 
-def cost_families() -> list:
+def cost_families(source=None) -> list:
     """What the exporter costs the LPAR: each command's own CPU time and wall time (measured
-    from the child with wait4, since start), and the exporter's own CPU time and peak memory."""
-    from .sources.system import command_costs
+    from the child with wait4, since start; over SSH, the wrapper's report of the remote
+    command's CPU, when it runs), and the exporter's own CPU time and peak memory."""
+    from .sources import system
+    command_costs = getattr(source, "command_costs", system.command_costs)
     cpu = CounterMetricFamily("aix_exporter_command_cpu_seconds", "CPU time (user + system) of the command's own "
                               "process, over every run since the exporter started.", labels=["command"])
     wall = CounterMetricFamily("aix_exporter_command_duration_seconds", "Wall time of the command's runs since the "
@@ -252,7 +258,8 @@ def cost_families() -> list:
     runs = CounterMetricFamily("aix_exporter_command_runs", "Runs of the command since the exporter started.",
                                labels=["command"])
     for name, (c, w, n) in sorted(command_costs().items()):
-        cpu.add_metric([name], c)
+        if c is not None:   # (a remote command without the wrapper: its CPU is not known here)
+            cpu.add_metric([name], c)
         wall.add_metric([name], w)
         runs.add_metric([name], n)
     usage = resource.getrusage(resource.RUSAGE_SELF)

@@ -146,6 +146,7 @@ class Server:
                  max_requests: int = 40, max_connections: int = 1024, header_timeout: float = 10.0,
                  idle_timeout: float = 60.0, drain_seconds: float = 5.0, write_timeout: float = 30.0):
         self.exporter, self.socks, self.telemetry_path = exporter, socks, telemetry_path
+        self.fleet = None                     # targets.Fleet: /probe?target=NAME (targets: in the config)
         self.web_config, self.max_scrape_timeout = web_config, max_scrape_timeout
         self.max_requests, self.max_connections = max_requests, max_connections
         self.header_timeout, self.idle_timeout, self.drain_seconds = header_timeout, idle_timeout, drain_seconds
@@ -319,7 +320,9 @@ class Server:
                     return 503, text, b"too many password checks waiting\n", [(b"Retry-After", b"1")]
             if not ok:
                 return 401, text, b"Unauthorized\n", [(b"WWW-Authenticate", b'Basic realm="aix_exporter"')]
-        path = req.target.decode("latin-1").split("?", 1)[0]
+        path, _, query = req.target.decode("latin-1").partition("?")
+        if path == "/probe":
+            return await self._probe(query, headers)
         if path == self.telemetry_path:
             if self._in_flight >= self.max_requests:
                 return 503, text, (f"too many scrapes in flight (--web.max-requests={self.max_requests})\n"
@@ -338,6 +341,35 @@ class Server:
             return 200, b"text/html; charset=utf-8", page.encode(), []
         return 404, text, b"not found\n", []
 
+
+    async def _probe(self, query: str, headers):
+        """/probe?target=NAME: one configured target collected and answered (targets.py)."""
+        from urllib.parse import parse_qs
+        from .targets import UnknownTarget
+        text = b"text/plain; charset=utf-8"
+        if self.fleet is None:
+            return 404, text, b"no targets configured (targets: in --config.file)\n", []
+        names = parse_qs(query, max_num_fields=8).get("target", [])
+        if len(names) != 1 or not names[0]:
+            return 400, text, b"give one target: /probe?target=NAME\n", []
+        if self._in_flight >= self.max_requests:
+            return 503, text, (f"too many scrapes in flight (--web.max-requests={self.max_requests})\n"
+                               ).encode(), [(b"Retry-After", b"1")]
+        encoder, ctype = exposition.choose(headers.get("Accept"))
+        gz = "gzip" in (headers.get("Accept-Encoding") or "")
+        deadline = scrape_deadline(headers, self.max_scrape_timeout)
+        self._in_flight += 1
+        try:
+            body = await asyncio.get_running_loop().run_in_executor(self._pool, self.fleet.render, names[0],
+                                                                    encoder, deadline)
+        except UnknownTarget:
+            return 404, text, b"unknown target (not in targets: of --config.file)\n", []
+        finally:
+            self._in_flight -= 1
+        if gz:
+            import gzip
+            body = gzip.compress(body, compresslevel=1)
+        return 200, ctype.encode(), body, [(b"Content-Encoding", b"gzip")] if gz else []
 
     # -- password checks: one at a time, the newest waiting first -------------------------
     @property
@@ -620,9 +652,11 @@ async def _start_tls(writer: asyncio.StreamWriter, reader: asyncio.StreamReader,
 
 def make_server(exporter, address: str, telemetry_path: str = "/metrics", web_config=None,
                 max_scrape_timeout: float = MAX_SCRAPE_TIMEOUT, max_requests: int = 40,
-                max_connections: int = 1024, header_timeout: float = 10.0) -> Server:
+                max_connections: int = 1024, header_timeout: float = 10.0, fleet=None) -> Server:
     """Bind the listen address(es) now (so a busy port fails at start); serve with serve_forever()."""
     from .webconfig import WebConfig
     web_config = web_config or WebConfig()
-    return Server(exporter, _bind(address), telemetry_path, web_config, max_scrape_timeout,
-                  max_requests=max_requests, max_connections=max_connections, header_timeout=header_timeout)
+    server = Server(exporter, _bind(address), telemetry_path, web_config, max_scrape_timeout,
+                    max_requests=max_requests, max_connections=max_connections, header_timeout=header_timeout)
+    server.fleet = fleet
+    return server

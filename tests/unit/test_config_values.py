@@ -18,6 +18,9 @@ DEFAULTS = {
               "report_glob": "*.out", "top_n": 10, "max_age_seconds": 3600, "work_dir": "/var/tmp/aix_exporter/splat"},
     "tsm": {"actlog_file": None, "state_file": None, "dsmadmc": None, "message_ids": ["ANR0358E", "ANR9999D"],
             "admin_id": None, "password_file": None, "dsmadmc_binary": "/usr/bin/dsmadmc", "summary_hours": 24},
+    "ssh": {"key_file": None, "known_hosts": None, "connect_timeout_seconds": 10, "max_sessions": 8},
+    "probe": {"max_concurrent": 8},
+    "targets": [],
 }
 
 # key -> (lowest, highest) accepted, and a value just outside each end
@@ -33,6 +36,9 @@ BOUNDS = {
     "splat.top_n": (1, 1000, 0.5, 1001),
     "splat.max_age_seconds": (1, 604800, 0.5, 604801),
     "tsm.summary_hours": (1, 744, 0.5, 745),
+    "ssh.connect_timeout_seconds": (0.1, 120, 0.09, 120.5),
+    "ssh.max_sessions": (1, 64, 0.5, 65),
+    "probe.max_concurrent": (1, 1000, 0.5, 1001),
 }
 
 

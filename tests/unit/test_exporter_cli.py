@@ -108,11 +108,11 @@ def test_on_aix_the_system_source_is_opened_without_stand_in_commands():
 
 def test_an_unknown_source_is_one_line():
     r = run("--source", "bogus")
-    assert (r.returncode, r.stderr) == (1, "aix-exporter: unknown source 'bogus': use system, replay:DIR or "
-                                           "simulate:SCENARIO\n")
+    assert (r.returncode, r.stderr) == (1, "aix-exporter: unknown source 'bogus': use system, replay:DIR, "
+                                           "simulate:SCENARIO or ssh://USER@HOST[:PORT]\n")
     r = run("--source", "Xray:dir")                    # only @ reads arguments from a file
-    assert (r.returncode, r.stderr) == (1, "aix-exporter: unknown source 'Xray:dir': use system, replay:DIR or "
-                                           "simulate:SCENARIO\n")
+    assert (r.returncode, r.stderr) == (1, "aix-exporter: unknown source 'Xray:dir': use system, replay:DIR, "
+                                           "simulate:SCENARIO or ssh://USER@HOST[:PORT]\n")
 
 
 def families(text):

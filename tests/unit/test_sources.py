@@ -19,7 +19,7 @@ from tests.unit.helpers import refusal
 def test_specs_that_name_no_source(spec):
     with pytest.raises(ValueError) as e:
         open_source(spec)
-    assert str(e.value) == f"unknown source {spec!r}: use system, replay:DIR or simulate:SCENARIO"
+    assert str(e.value) == f"unknown source {spec!r}: use system, replay:DIR, simulate:SCENARIO or ssh://USER@HOST[:PORT]"
 
 
 def test_specs_that_open_each_source(tmp_path):

@@ -33,7 +33,7 @@ def test_every_limit_and_default_of_the_front_is_the_documented_one():
     defaults = {k: p.default for k, p in inspect.signature(web.make_server).parameters.items()
                 if p.default is not inspect.Parameter.empty}
     assert defaults == {"telemetry_path": "/metrics", "web_config": None, "max_scrape_timeout": 60.0,
-                        "max_requests": 40, "max_connections": 1024, "header_timeout": 10.0}
+                        "max_requests": 40, "max_connections": 1024, "header_timeout": 10.0, "fleet": None}
 
 
 def test_the_landing_page_written_out_whole():

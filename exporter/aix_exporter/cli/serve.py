@@ -60,8 +60,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="rotate --log.file at this size (default 10485760, 10 MiB)")
     p.add_argument("--log.file.backups", dest="log_backups", type=int, default=3,
                    help="rotated files kept, FILE.1 the newest (default 3)")
-    p.add_argument("--source", default="system",
-                   help="system (the AIX commands; default), replay:DIR (captured output) or simulate:SCENARIO")
+    p.add_argument("--source", default=None,
+                   help="system (the AIX commands; default), replay:DIR (captured output), simulate:SCENARIO, or "
+                        "ssh://USER@HOST[:PORT] (the commands run on that LPAR over SSH; ssh: in --config.file). With "
+                        "targets: in --config.file and no --source, /metrics serves the exporter's own metrics and "
+                        "/probe?target=NAME each target")
     p.add_argument("--path.commands", dest="command_root", default=None,
                    help="run the system source's commands from under DIR (DIR/usr/bin/vmstat ...): stand-in "
                         "commands for tests off AIX")
@@ -87,7 +90,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def selected_collectors(args, settings, source) -> list:
-    out = []
+    from ..targets import OwnMetricsOnly
+    out: list = []
+    if isinstance(source, OwnMetricsOnly):
+        return out
     for name, cls in collector_registry().items():
         flag = getattr(args, f"c_{name}")
         enabled = cls.default_enabled if flag is None else flag
@@ -95,7 +101,7 @@ def selected_collectors(args, settings, source) -> list:
             if flag:
                 log.warning("msg=collector disabled: it needs --source system collector=%s", name)
             continue
-        if enabled and source.name == "system" and not cls.configured(settings):
+        if enabled and (source.name == "system" or source.name.startswith("ssh://")) and not cls.configured(settings):
             if flag:
                 log.warning("msg=collector disabled: enabled but not configured (see docs/configuration.md) collector=%s", name)
             continue
@@ -139,6 +145,10 @@ def _check_bounds(args) -> None:
 
 
 def _open(args, settings):
+    if args.source is None and settings.targets:
+        from ..targets import OwnMetricsOnly
+        return OwnMetricsOnly()
+    args.source = args.source or "system"
     if args.source == "system" and platform.system() != "AIX" and not settings.command_root:
         from ..simulate.scenarios import SCENARIOS
         raise CommandError(OFF_AIX.format(system=platform.system(), scenarios=", ".join(sorted(SCENARIOS))))
@@ -173,17 +183,41 @@ def run(args) -> int:
         exporter.collect_all()
         sys.stdout.write(text(exporter.registry()).decode())
         return 0
-    return _serve(args, exporter, source, collectors, web_config)
+    return _serve(args, exporter, source, collectors, web_config, _fleet(args, settings))
 
 
-def _serve(args, exporter, source, collectors, web_config) -> int:
+def _fleet(args, settings):
+    """The targets of --config.file as a Fleet (None without targets)."""
+    if not settings.targets:
+        return None
+    from ..config import target_settings
+    from ..targets import Fleet
+    exporters = {}
+    for t in settings.targets:
+        ts = target_settings(settings, t)
+        try:
+            source = open_source(t.source, ts, key_file=t.key_file, known_hosts=t.known_hosts)
+        except ValueError as e:
+            raise CommandError(f"target {t.name}: {e}") from None
+        chosen = selected_collectors(args, ts, source)
+        if t.collectors is not None:
+            chosen = [c for c in chosen if c.name in t.collectors]
+        exporters[t.name] = Exporter(source, chosen, min_interval=args.min_interval, own_metrics=False)
+    return Fleet(exporters, settings.probe.max_concurrent)
+
+
+def _serve(args, exporter, source, collectors, web_config, fleet=None) -> int:
     from ..web import make_server
     exporter.start_background()
+    if fleet is not None:
+        fleet.start_background()
     try:
         server = make_server(exporter, args.listen, args.path, web_config, args.max_scrape_timeout,
-                             max_requests=args.max_requests, max_connections=args.max_connections)
+                             max_requests=args.max_requests, max_connections=args.max_connections, fleet=fleet)
     except (OSError, ValueError) as e:
         exporter.stop()
+        if fleet is not None:
+            fleet.stop()
         raise CommandError(f"cannot listen on {args.listen}: {e}") from None
 
     def on_term(signum, frame):
@@ -192,9 +226,9 @@ def _serve(args, exporter, source, collectors, web_config) -> int:
 
     signal.signal(signal.SIGTERM, on_term)   # before 'listening' is said: a stop right after it drains too
     signal.signal(signal.SIGINT, on_term)
-    log.info("msg=listening address=%s tls=%s basic_auth=%s source=%s collectors=%s version=%s", args.listen,
+    log.info("msg=listening address=%s tls=%s basic_auth=%s source=%s collectors=%s%s version=%s", args.listen,
              web_config.ssl_context is not None, bool(web_config.users), source.name,
-             ",".join(c.name for c in collectors), __version__)
+             ",".join(c.name for c in collectors), f" targets={len(fleet.exporters)}" if fleet else "", __version__)
     if web_config.users and web_config.verifier != "bcrypt":
         log.warning("msg=basic auth: the bcrypt module is not installed; the built-in pure-Python verifier "
                     "checks passwords (seconds for each new user and password, answers kept). Install bcrypt "
@@ -203,6 +237,8 @@ def _serve(args, exporter, source, collectors, web_config) -> int:
         server.serve_forever()
     finally:
         exporter.stop()
+        if fleet is not None:
+            fleet.stop()
         server.server_close()
         from ..sources import system
         if system.kill_running():   # commands still running (hung): their process groups end with us

@@ -64,9 +64,17 @@ class Source(Protocol):
         ...
 
 
-def open_source(spec: str, settings=None) -> "Source":
-    """Build a source from ``system``, ``replay:DIR`` or ``simulate:SCENARIO``."""
+def open_source(spec: str, settings=None, key_file=None, known_hosts=None) -> "Source":
+    """Build a source from ``system``, ``replay:DIR``, ``simulate:SCENARIO`` or
+    ``ssh://USER@HOST[:PORT]`` (its key and known_hosts: the arguments, else the ssh section)."""
     kind, _, arg = spec.partition(":")
+    if kind == "ssh":
+        from ..config import Settings
+        from .ssh import SshSource, SshTarget, parse_spec
+        s = settings or Settings()
+        user, host, port = parse_spec(spec)
+        return SshSource(SshTarget(host, user, port, key_file or s.ssh.key_file, known_hosts or s.ssh.known_hosts,
+                                   s.ssh.connect_timeout_seconds, s.ssh.max_sessions), s)
     if kind == "system" and not arg:
         from .system import SystemSource
         return SystemSource(settings)
@@ -76,4 +84,4 @@ def open_source(spec: str, settings=None) -> "Source":
     if kind == "simulate" and arg:
         from .simulate import SimulatedSource
         return SimulatedSource(arg, settings)
-    raise ValueError(f"unknown source {spec!r}: use system, replay:DIR or simulate:SCENARIO")
+    raise ValueError(f"unknown source {spec!r}: use system, replay:DIR, simulate:SCENARIO or ssh://USER@HOST[:PORT]")

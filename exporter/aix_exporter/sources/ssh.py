@@ -1,0 +1,311 @@
+"""ssh://USER@HOST[:PORT]: the command table run on a remote LPAR over SSH, nothing installed there.
+
+The system source's code with another runner: the same argv lists from the command table,
+absolute paths, ``LC_ALL=C``, per-command deadlines and output caps, the TSM password on
+dsmadmc's standard input (never in a remote argv), the same process discovery, per-process
+commands and splat windows. Only where the bytes are produced differs.
+
+* One SSH connection per target, kept open; each command is a channel on it (at most
+  ``max_sessions`` at once, under OpenSSH's ``MaxSessions`` of 10). A lost connection is
+  opened again on the next command, no sooner than a backoff that doubles from 1 s to 60 s
+  after each failed attempt, so an unreachable LPAR costs one failed connect a backoff, not
+  one a command.
+* Key authentication only (no password, no agent, no ``~/.ssh/config``): the key file is
+  refused when others can read it, as the TSM password file is. The host key is verified
+  against the known_hosts file the configuration names and never accepted on first sight: an
+  unknown host and a changed key are both refused, each with one line.
+* The remote command line is the argv quoted for a POSIX shell (``shlex.join``), behind
+  ``/usr/bin/env LC_ALL=C LANG=C PATH=...``: the remote user's login shell, or the forced-
+  command wrapper ``deploy/ssh/aix-exporter-ssh-wrapper`` which runs only the command table,
+  parses it into the same argv and runs no shell. The wrapper reports the CPU time of the
+  command's process on standard error (``aix-exporter-cpu: USER SYS``), read here as the
+  command's cost and taken out of its error text.
+* A command past its deadline or output cap has its channel closed (sshd then ends the
+  session; the wrapper also kills its child at the deadline it is given).
+
+asyncssh (rather than paramiko): one event loop thread serves every target's connection
+and channel, where paramiko needs a thread per connection, which matters at 50 targets
+per exporter; its known_hosts matching and key loading are OpenSSH's formats; it needs only
+``cryptography``, which Debian and pip both provide for the collecting host (the LPAR needs
+nothing).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import shlex
+import stat
+import threading
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+from . import CommandFailed, SourceError
+from .system import ENV, MAX_OUTPUT, SystemSource, redact
+
+_SPEC = re.compile(r"^ssh://(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9_.:-]+?|\[[0-9A-Fa-f:.]+\])"
+                   r"(?::(?P<port>\d{1,5}))?$")
+ENV_PREFIX = ["/usr/bin/env", *(f"{k}={ENV[k]}" for k in ("LC_ALL", "LANG", "PATH"))]
+CPU_LINE = re.compile(rb"^aix-exporter-cpu: ([0-9.]+) ([0-9.]+)\r?\n?", re.M)
+BACKOFF_FIRST, BACKOFF_MAX = 1.0, 60.0
+_STDERR_KEPT = 4096
+log = logging.getLogger("aix_exporter")
+logging.getLogger("asyncssh").setLevel(logging.WARNING)   # (a line a channel at info: ours say what matters)
+
+
+@dataclass
+class SshTarget:
+    """Where and as whom to connect (config ``ssh:`` or a ``targets:`` entry)."""
+    host: str
+    user: str
+    port: int = 22
+    key_file: Optional[str] = None
+    known_hosts: Optional[str] = None
+    connect_timeout_seconds: float = 10
+    max_sessions: int = 8
+
+    @property
+    def address(self) -> str:
+        return f"{self.user}@{self.host}:{self.port}"
+
+
+def parse_spec(spec: str) -> tuple:
+    """(user, host, port) of ``ssh://USER@HOST[:PORT]``; ValueError with the form otherwise."""
+    m = _SPEC.match(spec)
+    if not m:
+        raise ValueError(f"unknown source {spec!r}: the SSH form is ssh://USER@HOST[:PORT]")
+    port = int(m.group("port") or 22)
+    if not 1 <= port <= 65535:
+        raise ValueError(f"{spec}: port {port} is not 1-65535")
+    return m.group("user"), m.group("host").strip("[]"), port
+
+
+def key_problem(path: Optional[str]) -> Optional[str]:
+    """Why this private key file must not be used, or None (the password file's rule)."""
+    if not path:
+        return "no ssh key_file configured (key authentication only)"
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return f"ssh key {path}: {e.strerror}"
+    if not stat.S_ISREG(st.st_mode):
+        return f"ssh key {path}: not a regular file"
+    if st.st_mode & 0o077:
+        return f"ssh key {path}: readable by others (mode {st.st_mode & 0o777:o}); chmod 600 it"
+    return None
+
+
+class _Loop:
+    """The one event loop thread every SSH connection of the process runs on."""
+    _lock = threading.Lock()
+    _loop: Optional[asyncio.AbstractEventLoop] = None
+
+    @classmethod
+    def get(cls) -> asyncio.AbstractEventLoop:
+        with cls._lock:
+            if cls._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="ssh", daemon=True).start()
+                cls._loop = loop
+            return cls._loop
+
+
+class Connection:
+    """One target's SSH connection, opened on first use and again after a loss (with backoff)."""
+
+    def __init__(self, target: SshTarget):
+        self.target = target
+        self._conn = None
+        self._sessions: Optional[asyncio.Semaphore] = None
+        self._connecting: Optional[asyncio.Lock] = None
+        self._next_try = 0.0
+        self._backoff = BACKOFF_FIRST
+        self._last_error = ""
+        self.costs: dict = {}            # command name -> [remote CPU seconds or None, wall seconds, runs]
+        self._costs_lock = threading.Lock()
+        self.connects = 0                # successful connections opened (a reconnect counts)
+
+    # -- thread side ----------------------------------------------------------------
+    def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None, max_output: int = MAX_OUTPUT) -> str:
+        shown = redact([a if len(a) <= 120 and "\n" not in a else f"<{len(a)}-byte script>" for a in argv])
+        command = shlex.join([*ENV_PREFIX, *argv])
+        fut = asyncio.run_coroutine_threadsafe(self._run(command, shown, timeout, stdin, max_output), _Loop.get())
+        try:
+            rc, out, err = fut.result(timeout + self.target.connect_timeout_seconds + 5)
+        except TimeoutError:   # (the coroutine's own deadline comes first; this is a last guard)
+            fut.cancel()
+            raise SourceError(f"{self.target.address}: {shown}: timed out after {timeout:g}s") from None
+        if rc != 0:
+            errtext = err.decode("utf-8", "replace")
+            first = errtext.strip().splitlines()[:1]
+            raise CommandFailed(f"{self.target.address}: {shown}: exit status {rc}" + (f": {first[0][:200]}" if first else ""),
+                                out.decode("utf-8", "replace"), errtext)
+        return out.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        if self._conn is not None:
+            asyncio.run_coroutine_threadsafe(self._close(), _Loop.get()).result(5)
+
+    def command_costs(self) -> dict:
+        with self._costs_lock:
+            return {k: tuple(v) for k, v in self.costs.items()}
+
+    # -- loop side --------------------------------------------------------------------
+    async def _close(self):
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+            await conn.wait_closed()
+
+    async def _connection(self):
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+            self._sessions = asyncio.Semaphore(self.target.max_sessions)
+        async with self._connecting:
+            if self._conn is not None and not self._conn.is_closed():
+                return self._conn
+            now = time.monotonic()
+            if now < self._next_try:
+                raise SourceError(f"{self.target.address}: not connected ({self._last_error}); next attempt in "
+                                  f"{self._next_try - now:.0f}s")
+            try:
+                self._conn = await self._open()
+            except SourceError as e:
+                self._last_error = str(e)
+                self._next_try = time.monotonic() + self._backoff
+                self._backoff = min(BACKOFF_MAX, self._backoff * 2)
+                raise
+            self._backoff = BACKOFF_FIRST
+            self.connects += 1
+            log.info("msg=ssh connected address=%s connects=%d", self.target.address, self.connects)
+            return self._conn
+
+    async def _open(self):
+        import asyncssh
+        t = self.target
+        problem = key_problem(t.key_file)
+        if problem or not t.key_file:
+            raise SourceError(problem or "no ssh key_file")
+        try:
+            key = asyncssh.read_private_key(t.key_file)
+        except (ValueError, OSError) as e:   # (KeyImportError: not a key, or one with a passphrase)
+            raise SourceError(f"ssh key {t.key_file}: not a private key without a passphrase ({_one_line(e)})") from None
+        if not t.known_hosts or not os.path.isfile(t.known_hosts):
+            raise SourceError(f"{t.address}: known_hosts file {t.known_hosts or '(not configured)'} does not exist: "
+                              "host keys are never accepted on first sight")
+        try:
+            return await asyncio.wait_for(asyncssh.connect(
+                t.host, port=t.port, username=t.user, client_keys=[key], known_hosts=t.known_hosts,
+                agent_path=None, password=None, kbdint_auth=False, preferred_auth="publickey", config=None,
+                x509_trusted_certs=None, gss_host=None, login_timeout=t.connect_timeout_seconds,
+                keepalive_interval=30), t.connect_timeout_seconds)
+        except asyncssh.HostKeyNotVerifiable as e:
+            raise SourceError(f"{t.address}: host key refused: not the key {t.known_hosts} holds for this host "
+                              f"({_one_line(e)})") from None
+        except asyncssh.PermissionDenied:
+            raise SourceError(f"{t.address}: permission denied for key {t.key_file}") from None
+        except asyncio.TimeoutError:
+            raise SourceError(f"{t.address}: no SSH answer within {t.connect_timeout_seconds:g}s") from None
+        except (OSError, asyncssh.Error) as e:
+            raise SourceError(f"{t.address}: cannot connect: {_one_line(e)}") from None
+
+    async def _run(self, command: str, shown: str, timeout: float, stdin: Optional[bytes], max_output: int):
+        import asyncssh
+        started = time.monotonic()
+        conn = await self._connection()
+        assert self._sessions is not None   # made with the connection lock
+        try:
+            async with self._sessions:
+                left = timeout - (time.monotonic() - started)
+                return await asyncio.wait_for(self._channel(conn, command, shown, stdin, max_output), max(0.1, left))
+        except asyncio.TimeoutError:
+            raise SourceError(f"{self.target.address}: {shown}: timed out after {timeout:g}s, channel closed") from None
+        except asyncssh.ChannelOpenError as e:
+            raise SourceError(f"{self.target.address}: {shown}: channel refused: {_one_line(e)}") from None
+        except (OSError, asyncssh.Error) as e:   # the connection went away under the command
+            await self._close()
+            raise SourceError(f"{self.target.address}: {shown}: connection lost: {_one_line(e)}") from None
+        finally:
+            self._account(shown.split(" ", 1)[0], None, time.monotonic() - started)
+
+    async def _channel(self, conn, command: str, shown: str, stdin: Optional[bytes], max_output: int):
+        proc = await conn.create_process(command, encoding=None, stdin=asyncssh_devnull() if stdin is None else None)
+        try:
+            if stdin is not None:
+                proc.stdin.write(stdin)
+                proc.stdin.write_eof()
+            out, err = bytearray(), bytearray()
+
+            async def drain(stream, buf, cap):
+                while True:
+                    chunk = await stream.read(65536)
+                    if not chunk:
+                        return
+                    if len(buf) + len(chunk) > cap:
+                        if buf is out:
+                            raise SourceError(f"{self.target.address}: {shown}: printed more than {max_output} "
+                                              "bytes, channel closed")
+                        chunk = chunk[: max(0, cap - len(buf))]
+                    buf += chunk
+
+            await asyncio.gather(drain(proc.stdout, out, max_output), drain(proc.stderr, err, _STDERR_KEPT))
+            await proc.wait_closed()
+            rc = proc.exit_status if proc.exit_status is not None else 255
+        finally:
+            proc.close()
+        m = CPU_LINE.search(bytes(err))
+        if m:
+            self._account(shown.split(" ", 1)[0], float(m.group(1)) + float(m.group(2)), 0.0, run=False)
+            err = err[:m.start()] + err[m.end():]
+        return rc, bytes(out), bytes(err)
+
+    def _account(self, path: str, cpu: Optional[float], wall: float, run: bool = True) -> None:
+        name = os.path.basename(path)
+        with self._costs_lock:
+            c = self.costs.setdefault(name, [None, 0.0, 0])
+            if cpu is not None:
+                c[0] = (c[0] or 0.0) + cpu
+            c[1] += wall
+            c[2] += 1 if run else 0
+
+
+def asyncssh_devnull():
+    import asyncssh
+    return asyncssh.DEVNULL
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(getattr(e, "reason", "") or e) or type(e).__name__
+    return " ".join(text.split())[:300]
+
+
+class SshSource(SystemSource):
+    """The system source's commands, run on a remote LPAR (see the module's text)."""
+
+    def __init__(self, target: SshTarget, settings=None):
+        super().__init__(settings)
+        self.target = target
+        self.name = f"ssh://{target.address}"
+        self.connection = Connection(target)
+
+    def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
+        root = self.settings.command_root   # (--path.commands: stand-ins under a directory of the remote host)
+        if root and argv and os.path.isabs(argv[0]):
+            argv = [os.path.join(root, argv[0].lstrip("/")), *argv[1:]]
+        return self.connection.run(argv, timeout, stdin)
+
+    def command_costs(self) -> dict:
+        return self.connection.command_costs()
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def read_log(self, key: str, position):
+        tsm = self.settings.tsm
+        if tsm.actlog_file:
+            from .remotelog import remote_tail
+            # (Perl is the LPAR's own, never under command_root: only the AIX commands have stand-ins)
+            return remote_tail(self.connection.run, self.settings, position)
+        return super().read_log(key, position)

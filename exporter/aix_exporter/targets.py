@@ -1,0 +1,82 @@
+"""Many LPARs from one exporter: ``targets:`` in the configuration, collected by
+``/probe?target=NAME`` (snmp_exporter's and blackbox_exporter's pattern).
+
+Each target is an :class:`~aix_exporter.exporter.Exporter` of its own over its own source
+(``ssh://USER@HOST[:PORT]`` for an LPAR with nothing installed): its own collectors, results,
+background schedule, log position and command costs. A probe collects its target under the
+scrape's deadline and answers with that target's families, its collectors' health and
+
+* ``aix_exporter_probe_success``: 1 when every collector of the target succeeded in this probe;
+* ``aix_exporter_probe_duration_seconds``: how long the probe took, waiting for its turn included.
+
+At most ``probe.max_concurrent`` targets collect at once; a probe that cannot start before its
+deadline answers with success 0 rather than wait. One slow or unreachable target fails only its
+own probe: its commands have their deadlines, its connection its backoff, and no lock is shared
+with the other targets. ``/metrics`` keeps the exporter's own metrics.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from prometheus_client.core import GaugeMetricFamily
+
+log = logging.getLogger("aix_exporter")
+
+
+class UnknownTarget(KeyError):
+    pass
+
+
+class OwnMetricsOnly:
+    """/metrics' source when targets: are configured and no --source is given: no commands, the
+    exporter's own metrics only."""
+    name = "targets"
+    slow_keys: frozenset = frozenset()
+
+
+class Fleet:
+    def __init__(self, exporters: dict, max_concurrent: int = 8):
+        self.exporters = exporters           # name -> Exporter
+        self._turns = threading.BoundedSemaphore(max_concurrent)
+
+    def start_background(self) -> None:
+        for ex in self.exporters.values():
+            ex.start_background()
+
+    def stop(self) -> None:
+        for ex in self.exporters.values():
+            ex.stop()
+            close = getattr(ex.source, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception:   # (a connection already gone: nothing to close)
+                    pass
+
+    def render(self, name: str, encoder, deadline: float) -> bytes:
+        """The exposition of one probe of target ``name`` (UnknownTarget if none is declared)."""
+        ex = self.exporters.get(name)
+        if ex is None:
+            raise UnknownTarget(name)
+        started = time.monotonic()
+        if not self._turns.acquire(timeout=max(0.0, deadline)):
+            log.error("msg=probe not started: probe.max_concurrent targets were collecting until its deadline target=%s",
+                      name)
+            cut = frozenset(c.name for c in ex.on_scrape)
+        else:
+            try:
+                _, cut = ex._collect(max(0.0, deadline - (time.monotonic() - started)))
+            finally:
+                self._turns.release()
+        families = ex.families(cut)
+        health = next((f for f in families if f.name == "aix_exporter_collector_success"), None)
+        ok = health is not None and all(s.value == 1.0 for s in health.samples)
+        success = GaugeMetricFamily("aix_exporter_probe_success",
+                                    "1 when every collector of the probed target succeeded in this probe.")
+        success.add_metric([], 1.0 if ok else 0.0)
+        took = GaugeMetricFamily("aix_exporter_probe_duration_seconds",
+                                 "Seconds this probe took, waiting for its turn among the targets included.")
+        took.add_metric([], time.monotonic() - started)
+        return encoder(ex.registry(cut, extra=(success, took)))

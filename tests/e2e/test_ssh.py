@@ -1,0 +1,226 @@
+"""Collecting over SSH with nothing installed on the LPAR (issue 49), with real parts: Debian's
+OpenSSH server on a loopback port (tests/e2e/sshd.py), the stand-in AIX commands of the tsm-lpar
+replay fixtures under a directory of the "LPAR" (``command_root``), and the exporter serving
+``/probe?target=NAME`` from ``targets:`` in its configuration."""
+import shutil
+import socket
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from aix_exporter.config import Settings, load
+from aix_exporter.sources import SourceError, open_source
+from aix_exporter.tools import standin
+from tests.conftest import FIXTURES, ROOT, free_port
+from tests.e2e.helpers import normalise, start, stop, wait_http
+from tests.e2e.sshd import Sshd, keygen
+
+GOLDEN = ROOT / "tests" / "golden" / "tsm-lpar-system.prom"
+REPLAY = FIXTURES / "replay" / "tsm-lpar"
+ANR0358E = "11/19/2026 09:00:00  ANR0358E Database initialization failed: insufficient memory.\n"
+
+
+def scrape(url, timeout=20):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return r.read().decode()
+
+
+@pytest.fixture
+def sshd():
+    server = Sshd().start()
+    yield server
+    server.remove()
+
+
+def lpar(tmp_path, sshd, extra_targets=""):
+    """The tsm-lpar fixtures as an LPAR behind sshd (its files in sshd.dir, which the remote user
+    reads), and the exporter's configuration for it (in tmp_path: the exporter's host)."""
+    replay = sshd.dir / "replay"
+    shutil.copytree(REPLAY, replay)
+    reports = sshd.dir / "splat-reports"
+    reports.mkdir()
+    shutil.copy(REPLAY / "splat.txt", reports / "splat.out")
+    log = sshd.dir / "dsmserv.log"
+    shutil.copy(REPLAY / "tsm_actlog.txt", log)
+    pw = tmp_path / "tsm.pw"
+    pw.write_text("monitor-password\n")
+    pw.chmod(0o600)
+    commands = sshd.dir / "root"
+    tsm = f"{{actlog_file: {log}, admin_id: monitor, password_file: {pw}, state_file: {tmp_path / 'lpar01.state'}}}"
+    cfg = tmp_path / "aix_exporter.yml"
+    cfg.write_text(f"command_root: {commands}\nvmstat: {{interval_seconds: 1}}\ntape: {{interval_seconds: 1}}\n"
+                   f"splat: {{report_dir: {reports}}}\n"
+                   f"ssh: {{key_file: {sshd.client_key}, known_hosts: {sshd.known_hosts}, connect_timeout_seconds: 3}}\n"
+                   f"targets:\n  - {{name: lpar01, source: '{sshd.spec}', tsm: {tsm}}}\n" + extra_targets)
+    settings = load(str(cfg))
+    settings.tsm = settings.targets[0].tsm   # (the stand-ins answer the argv these settings build)
+    standin.write(str(replay), str(commands), settings)
+    for path in commands.rglob("*"):   # (stand-ins are 750: the LPAR's monitoring user is no group member here)
+        path.chmod(0o755)
+    return cfg, log
+
+
+def serve(cfg):
+    """The exporter over cfg; its log goes to exporter.log beside cfg (read by the tests)."""
+    port = free_port()
+    log = open(cfg.parent / "exporter.log", "w")
+    proc = start([sys.executable, "-m", "aix_exporter.cli", "--config.file", str(cfg), "--no-collector.cpu",
+                  "--collect.min-interval", "0", "--web.listen-address", f"127.0.0.1:{port}"], stderr=log)
+    log.close()
+    wait_http(f"http://127.0.0.1:{port}/metrics", proc=proc)
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def until_background_ran(url, cfg, target="lpar01"):
+    deadline = time.monotonic() + 40
+    while True:   # the background collectors report after their first run
+        out = scrape(f"{url}/probe?target={target}")
+        if all(f'aix_exporter_collector_success{{collector="{c}"}} 1.0' in out for c in ("vmstat", "splat", "tape")):
+            return out
+        assert time.monotonic() < deadline, (cfg.parent / "exporter.log").read_text()[-3000:]
+        time.sleep(0.3)
+
+
+def samples(text):
+    """The exposition's samples, without what differs by source by design: the source's name,
+    what its commands cost, the process's own metrics (a probe has none) and the probe's."""
+    skip = ("#", "aix_tsm_messages_total", "aix_exporter_source_info", "aix_exporter_command_",
+            "aix_exporter_build_info", "aix_exporter_cpu_seconds", "aix_exporter_max_resident", "aix_exporter_probe_")
+    return {line for line in normalise(text).splitlines() if not line.startswith(skip)}
+
+
+def test_probe_through_sshd_serves_what_the_system_source_serves(tmp_path, sshd):
+    cfg, log = lpar(tmp_path, sshd)
+    proc, url = serve(cfg)
+    try:
+        until_background_ran(url, cfg)
+        with open(log, "a") as fh:    # appended on the LPAR after the tail started: counted once, remotely
+            fh.write(ANR0358E)
+        out = scrape(f"{url}/probe?target=lpar01")
+        own = scrape(f"{url}/metrics")
+        unknown = urllib.request.Request(f"{url}/probe?target=lpar99")
+        with pytest.raises(urllib.error.HTTPError) as e404:
+            urllib.request.urlopen(unknown, timeout=10)
+    finally:
+        stop(proc)
+        err = (cfg.parent / "exporter.log").read_text()
+    for c in ("vmstat", "vmstat_v", "vmstat_s", "memory", "process", "ldr_cntrl", "vmo", "aso", "splat", "tape", "tsm",
+              "tsm_server"):
+        assert f'aix_exporter_collector_success{{collector="{c}"}} 1.0' in out, c
+    assert "aix_exporter_probe_success 1.0" in out
+    assert samples(out) == samples(GOLDEN.read_text())          # the same values as the system source's
+    assert 'aix_tsm_messages_total{msgid="ANR0358E",severity="E"} 1.0' in out
+    assert f'aix_exporter_source_info{{source="{sshd.spec}"}} 1.0' in out
+    assert 'aix_exporter_command_duration_seconds_total{command="svmon"}' in out   # what it cost, per command
+    assert "aix_exporter_build_info" not in out and "aix_exporter_collector_success{" not in own   # own metrics apart
+    assert 'aix_exporter_source_info{source="targets"} 1.0' in own
+    assert e404.value.code == 404
+    assert "level=error" not in err, err
+    assert "monitor-password" not in (sshd.dir / "sshd.log").read_text()   # on stdin, never in argv
+
+
+def connect(sshd, **over):
+    s = Settings()
+    s.ssh.connect_timeout_seconds = 3
+    src = open_source(sshd.spec, s, key_file=str(over.get("key", sshd.client_key)),
+                      known_hosts=str(over.get("known_hosts", sshd.known_hosts)))
+    return src
+
+
+def refusal(sshd, **over) -> str:
+    src = connect(sshd, **over)
+    with pytest.raises(SourceError) as e:
+        src.run(["/bin/echo", "hello"], 5)
+    assert "\n" not in str(e.value)
+    return str(e.value)
+
+
+def test_a_wrong_host_key_an_unknown_host_and_a_loose_key_are_refused_with_one_line(tmp_path, sshd):
+    assert connect(sshd).run(["/bin/echo", "hello"], 5) == "hello\n"
+    other = keygen(tmp_path / "other_host")
+    wrong = tmp_path / "wrong_known_hosts"
+    wrong.write_text(f"[127.0.0.1]:{sshd.port} {' '.join(other.with_suffix('.pub').read_text().split()[:2])}\n")
+    assert "host key refused" in refusal(sshd, known_hosts=wrong)
+    empty = tmp_path / "empty_known_hosts"
+    empty.write_text("")
+    assert "host key refused" in refusal(sshd, known_hosts=empty)
+    assert "does not exist" in refusal(sshd, known_hosts=tmp_path / "none")   # never accepted on first sight
+    loose = tmp_path / "loose_key"
+    shutil.copy(sshd.client_key, loose)
+    loose.chmod(0o644)
+    assert refusal(sshd, key=loose) == f"ssh key {loose}: readable by others (mode 644); chmod 600 it"
+    stranger = keygen(tmp_path / "stranger")
+    assert "permission denied" in refusal(sshd, key=stranger)
+
+
+def silent_listener():
+    """A port that accepts and never says a word (a hung sshd, a firewall that swallows)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    held = []
+    stop_flag = threading.Event()
+
+    def accept():
+        sock.settimeout(0.2)
+        while not stop_flag.is_set():
+            try:
+                held.append(sock.accept()[0])
+            except OSError:
+                pass
+    threading.Thread(target=accept, daemon=True).start()
+
+    def close():
+        stop_flag.set()
+        for c in held:
+            c.close()
+        sock.close()
+    return sock.getsockname()[1], close
+
+
+def slow_svmon(tmp_path, seconds: float):
+    """svmon on the LPAR answers after ``seconds`` (a scrape in flight for that long)."""
+    svmon = tmp_path / "usr" / "bin" / "svmon"
+    svmon.rename(svmon.with_name("svmon.real"))
+    svmon.write_text(f"#!/bin/sh\n/bin/sleep {seconds}\nexec {svmon}.real \"$@\"\n")
+    svmon.chmod(0o755)
+
+
+def test_a_silent_target_and_a_stopped_sshd_fail_only_their_own_probe(tmp_path, sshd):
+    port, close = silent_listener()
+    cfg, _ = lpar(tmp_path, sshd, extra_targets=f"  - {{name: silent, source: 'ssh://{sshd.user}@127.0.0.1:{port}'}}\n")
+    slow_svmon(sshd.dir / "root", 2)
+    proc, url = serve(cfg)
+    try:
+        until_background_ran(url, cfg)
+        headers = {"X-Prometheus-Scrape-Timeout-Seconds": "8"}
+        started = time.monotonic()
+        req = urllib.request.Request(f"{url}/probe?target=silent", headers=headers)
+        with urllib.request.urlopen(req, timeout=30) as r:
+            silent = r.read().decode()
+        silent_took = time.monotonic() - started
+        good = scrape(f"{url}/probe?target=lpar01")      # meanwhile the other target is whole
+        req = urllib.request.Request(f"{url}/probe?target=lpar01", headers=headers)
+        timer = threading.Timer(0.7, sshd.crash)          # the LPAR goes away while svmon runs
+        timer.start()
+        with urllib.request.urlopen(req, timeout=30) as r:
+            gone = r.read().decode()
+        timer.join()
+        with urllib.request.urlopen(req, timeout=30) as r:
+            after = r.read().decode()
+        own = scrape(f"{url}/metrics")
+    finally:
+        stop(proc)
+        err = (cfg.parent / "exporter.log").read_text()
+        close()
+    assert "aix_exporter_probe_success 0.0" in silent and 'aix_exporter_collector_success{collector="vmstat_v"} 0.0' in silent
+    assert silent_took < 8, silent_took          # within the scrape's deadline
+    assert "aix_exporter_probe_success 1.0" in good
+    assert "aix_exporter_probe_success 0.0" in gone and 'aix_exporter_collector_success{collector="memory"} 0.0' in gone
+    assert "aix_exporter_probe_success 0.0" in after and 'aix_exporter_collector_success{collector="vmstat_v"} 0.0' in after
+    assert "aix_exporter_cpu_seconds" in own
+    assert "no SSH answer within 3s" in err     # the silent target's failure, one line a collector
+    assert "connection lost" in err and "next attempt in" in err    # the crash, then the backoff

@@ -1,0 +1,194 @@
+"""Many LPARs from one exporter (issue 49) without a network: the ssh source's address form and
+key rule, ``targets:`` in the configuration, and the Fleet behind /probe?target=NAME over
+replay targets (tests/e2e/test_ssh.py runs the same over a real sshd)."""
+import os
+import threading
+import time
+
+import pytest
+
+from aix_exporter.collectors.memory import MemoryCollector
+from aix_exporter.collectors.vmstat_v import VmstatVCollector
+from aix_exporter.config import ConfigError, Settings, TsmSettings, load, target_settings
+from aix_exporter.exporter import Exporter
+from aix_exporter.exposition import text
+from aix_exporter.sources import SourceError
+from aix_exporter.sources.replay import ReplaySource
+from aix_exporter.sources.ssh import CPU_LINE, ENV_PREFIX, Connection, SshTarget, key_problem, parse_spec
+from aix_exporter.targets import Fleet, UnknownTarget
+from tests.conftest import FIXTURES
+
+REPLAY = FIXTURES / "replay" / "tsm-lpar"
+
+
+@pytest.mark.parametrize("spec, want", [
+    ("ssh://aixmon@lpar01", ("aixmon", "lpar01", 22)),
+    ("ssh://aixmon@lpar01.example.com:2222", ("aixmon", "lpar01.example.com", 2222)),
+    ("ssh://aix_mon@10.1.2.3:22", ("aix_mon", "10.1.2.3", 22)),
+    ("ssh://aixmon@[fd00::12]:2022", ("aixmon", "fd00::12", 2022)),
+])
+def test_the_ssh_address_form(spec, want):
+    assert parse_spec(spec) == want
+
+
+@pytest.mark.parametrize("spec", ["ssh://lpar01", "ssh://@lpar01", "ssh://a b@lpar01", "ssh://aixmon@lpar01:0",
+                                  "ssh://aixmon@lpar01:65536", "ssh://aixmon@lpar01;rm", "ssh://-oProxyCommand=x@h"])
+def test_an_ssh_address_that_is_not_one_is_refused_with_the_form(spec):
+    with pytest.raises(ValueError) as e:
+        parse_spec(spec)
+    assert "ssh://USER@HOST[:PORT]" in str(e.value) or "is not 1-65535" in str(e.value)
+
+
+def test_the_key_file_rule_is_the_password_files(tmp_path):
+    key = tmp_path / "id"
+    assert key_problem(None) == "no ssh key_file configured (key authentication only)"
+    assert key_problem(str(key)) == f"ssh key {key}: No such file or directory"
+    key.write_text("k")
+    key.chmod(0o640)
+    assert key_problem(str(key)) == f"ssh key {key}: readable by others (mode 640); chmod 600 it"
+    key.chmod(0o600)
+    assert key_problem(str(key)) is None
+    assert key_problem(str(tmp_path)) == f"ssh key {tmp_path}: not a regular file"
+
+
+def test_the_remote_command_line_is_the_argv_quoted_behind_lc_all_c():
+    import shlex
+    argv = ["/usr/bin/dsmadmc", "-id=monitor", "-comma", "select a,b from processes", "it's"]
+    line = shlex.join([*ENV_PREFIX, *argv])
+    assert line.startswith("/usr/bin/env LC_ALL=C LANG=C PATH=/usr/bin:/usr/sbin:/bin:/sbin /usr/bin/dsmadmc ")
+    assert shlex.split(line)[4:] == argv          # what a POSIX shell and the wrapper make of it
+
+
+def test_the_wrappers_cpu_report_is_read_and_taken_out_of_the_error_text():
+    m = CPU_LINE.search(b"warning\naix-exporter-cpu: 0.25 0.50\n")
+    assert m and float(m.group(1)) + float(m.group(2)) == 0.75
+    c = Connection(SshTarget("h", "u"))
+    c._account("/usr/bin/svmon", None, 0.5)
+    c._account("/usr/bin/svmon", 0.75, 0.0, run=False)
+    c._account("/usr/bin/svmon", None, 0.25)
+    c._account("/usr/bin/vmstat", None, 1.0)
+    assert c.command_costs() == {"svmon": (0.75, 0.75, 2), "vmstat": (None, 1.0, 1)}
+
+
+def test_an_unreachable_target_backs_off_instead_of_connecting_for_each_command(tmp_path):
+    import asyncssh
+    key = tmp_path / "id"
+    key.write_text("k")
+    key.chmod(0o600)
+    c = Connection(SshTarget("127.0.0.1", "u", 22, str(key), str(tmp_path / "none")))
+    with pytest.raises(SourceError) as e:
+        c.run(["/usr/bin/vmstat", "-v"], 5)
+    assert str(e.value).startswith(f"ssh key {key}: not a private key without a passphrase (")
+    asyncssh.generate_private_key("ssh-ed25519").write_private_key(str(key))
+    hosts = tmp_path / "known_hosts"
+    hosts.write_text("")
+    import socket
+    with socket.socket() as s:          # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    c = Connection(SshTarget("127.0.0.1", "u", port, str(key), str(hosts), connect_timeout_seconds=2))
+    with pytest.raises(SourceError) as first:
+        c.run(["/usr/bin/vmstat", "-v"], 5)
+    assert "cannot connect" in str(first.value)
+    with pytest.raises(SourceError) as second:
+        c.run(["/usr/bin/vmstat", "-v"], 5)
+    assert "not connected (" in str(second.value) and "next attempt in 1s" in str(second.value)
+    assert c._backoff == 2.0 and c.connects == 0
+
+
+def config(tmp_path, body):
+    p = tmp_path / "c.yml"
+    p.write_text(body)
+    return str(p)
+
+
+def test_targets_in_the_configuration(tmp_path):
+    s = load(config(tmp_path, "ssh: {key_file: /etc/aix_exporter/id, known_hosts: /etc/aix_exporter/known_hosts}\n"
+                              "tsm: {actlog_file: /home/tsm/dsmserv.log}\n"
+                              "targets:\n"
+                              "  - {name: lpar01, source: 'ssh://aixmon@lpar01', collectors: [vmstat, memory],\n"
+                              "     tsm: {admin_id: monitor, password_file: /etc/aix_exporter/lpar01.pw}}\n"
+                              "  - {name: lpar02, source: 'ssh://aixmon@lpar02:2222', key_file: /etc/k2}\n"))
+    one, two = s.targets
+    assert (one.name, one.source, one.collectors, two.key_file) == ("lpar01", "ssh://aixmon@lpar01", ["vmstat", "memory"],
+                                                                   "/etc/k2")
+    assert isinstance(one.tsm, TsmSettings) and one.tsm.admin_id == "monitor"
+    # a target's tsm section is its own: the top level's log is one server's, never inherited
+    assert target_settings(s, one).tsm.actlog_file is None and target_settings(s, two).tsm == TsmSettings()
+    assert target_settings(s, one).ssh.key_file == "/etc/aix_exporter/id" and s.tsm.actlog_file == "/home/tsm/dsmserv.log"
+
+
+@pytest.mark.parametrize("body, want", [
+    ("targets:\n  - {name: 'a b', source: 'ssh://u@h'}\n", "targets[0].name: 'a b' is not a target name"),
+    ("targets:\n  - {name: a, source: 'ssh://u@h'}\n  - {name: a, source: 'ssh://u@i'}\n", "'a' is declared twice"),
+    ("targets:\n  - {name: a}\n", "targets[0].source: missing (ssh://USER@HOST[:PORT])"),
+    ("targets:\n  - {name: a, source: 'ssh://u@h', collectors: [nope]}\n", "targets[0].collectors: unknown nope"),
+    ("targets:\n  - {name: a, source: 'ssh://u@h', key_file: id}\n", "targets[0].key_file: must be an absolute path"),
+    ("targets:\n  - {name: a, source: 'ssh://u@h', colour: red}\n", "targets[0].colour: unknown key"),
+    ("targets:\n  - {name: a, source: 'ssh://u@h', tsm: {admin_id: 'x;y', password_file: /p}}\n",
+     "targets.a: tsm.admin_id: 'x;y' is not an administrator name"),
+    ("targets:\n  - {name: a, source: 'ssh://u@h', tsm: {state_file: /s}}\n"
+     "  - {name: b, source: 'ssh://u@i', tsm: {state_file: /s}}\n", "tsm.state_file /s is used twice"),
+    ("ssh: {known_hosts: known_hosts}\n", "ssh.known_hosts: must be an absolute path"),
+])
+def test_a_wrong_target_is_refused_saying_which_and_why(tmp_path, body, want):
+    with pytest.raises(ConfigError) as e:
+        load(config(tmp_path, body))
+    assert want in str(e.value)
+
+
+def replay_exporter():
+    src = ReplaySource(str(REPLAY))
+    return Exporter(src, [MemoryCollector(Settings()), VmstatVCollector(Settings())], own_metrics=False)
+
+
+def test_a_probe_answers_with_its_targets_families_health_and_no_process_metrics():
+    fleet = Fleet({"lpar01": replay_exporter()}, max_concurrent=2)
+    out = fleet.render("lpar01", text, 5.0).decode()
+    assert "aix_exporter_probe_success 1.0" in out
+    assert 'aix_exporter_collector_success{collector="memory"} 1.0' in out
+    assert "aix_vmstat_v_" in out or "aix_memory_" in out
+    assert "aix_exporter_build_info" not in out and "aix_exporter_cpu_seconds" not in out
+    with pytest.raises(UnknownTarget):
+        fleet.render("lpar02", text, 5.0)
+
+
+class Blocking:
+    """A source whose every read waits until released (a slow LPAR)."""
+    name = "blocking"
+    slow_keys: frozenset = frozenset()
+
+    def __init__(self):
+        self.go = threading.Event()
+
+    def read(self, key):
+        self.go.wait(30)
+        raise SourceError("released")
+
+
+def test_a_slow_target_fails_only_its_own_probe_and_probes_beyond_the_bound_wait_their_turn():
+    slow_src = Blocking()
+    slow = Exporter(slow_src, [MemoryCollector(Settings())], own_metrics=False)
+    fleet = Fleet({"slow": slow, "lpar01": replay_exporter()}, max_concurrent=1)
+    try:
+        started = time.monotonic()
+        out = fleet.render("slow", text, 0.5).decode()
+        assert time.monotonic() - started < 5
+        assert "aix_exporter_probe_success 0.0" in out and 'aix_exporter_collector_success{collector="memory"} 0.0' in out
+        # the bound: while a probe holds the only turn, another waits, then answers within its deadline
+        holder = threading.Thread(target=fleet.render, args=("slow", text, 3.0))
+        holder.start()
+        time.sleep(0.3)
+        out = fleet.render("lpar01", text, 0.5).decode()
+        assert "aix_exporter_probe_success 0.0" in out
+        holder.join()
+        out = fleet.render("lpar01", text, 5.0).decode()   # its turn free again: the target is whole
+        assert "aix_exporter_probe_success 1.0" in out
+    finally:
+        slow_src.go.set()
+        slow.stop()
+
+
+def test_without_targets_the_top_level_sections_are_unchanged():
+    s = load(None)
+    assert s.targets == [] and os.path.isabs(s.tsm.dsmadmc_binary)
