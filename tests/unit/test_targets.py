@@ -192,3 +192,29 @@ def test_a_slow_target_fails_only_its_own_probe_and_probes_beyond_the_bound_wait
 def test_without_targets_the_top_level_sections_are_unchanged():
     s = load(None)
     assert s.targets == [] and os.path.isabs(s.tsm.dsmadmc_binary)
+
+
+def test_the_newest_splat_report_is_read_on_the_lpar_by_the_local_rules(tmp_path):
+    """The watched directory is the LPAR's: listed, stat'ed and read by the Perl helper (run here
+    by the system source's runner), newest by mtime, hidden and unmatched names left out, too
+    old refused rather than served as fresh."""
+    from aix_exporter.sources import system
+    from aix_exporter.sources.remotelog import remote_splat_report
+    run = lambda argv, timeout: system.run(argv, timeout)
+    s = Settings()
+    s.splat.report_dir = str(tmp_path)
+    with pytest.raises(SourceError) as e:
+        remote_splat_report(run, s)
+    assert str(e.value) == f"no splat report named *.out in {tmp_path}"
+    now = time.time()
+    for name, age, body in (("a.out", 300, "older"), ("b.out", 60, "newest"), (".c.out", 0, "hidden"),
+                            ("d.txt", 0, "other name")):
+        (tmp_path / name).write_text(body)
+        os.utime(tmp_path / name, (now - age, now - age))
+    (tmp_path / "e.out").mkdir()                      # a directory of a report's name is no report
+    text, when = remote_splat_report(run, s)
+    assert text == "newest" and abs(when - (now - 60)) < 1e-3
+    s.splat.max_age_seconds = 30
+    with pytest.raises(SourceError) as e:
+        remote_splat_report(run, s)
+    assert "older than splat.max_age_seconds (30): not served as fresh" in str(e.value)

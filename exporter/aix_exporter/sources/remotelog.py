@@ -1,4 +1,5 @@
-"""The TSM activity log tailed on an LPAR over SSH, by the local tail's own rules.
+"""The TSM activity log tailed, and the newest splat report read, on an LPAR over SSH, by the
+local source's own rules.
 
 ``logtail.tail`` reads its files through a small interface (open with a stat, read at an
 offset, list a directory, find a fingerprint, the files' clock); :class:`RemoteFiles` answers
@@ -113,3 +114,38 @@ def remote_tail(run: Callable, settings, position):
     """(new complete text since position, new position) of tsm.actlog_file on the LPAR."""
     fs = RemoteFiles(run, settings.command_timeout_seconds)
     return tail(settings.tsm.actlog_file, position, start_at_end=True, fs=fs)
+
+
+def remote_splat_report(run: Callable, settings) -> tuple:
+    """(text, modification time) of the newest splat report in splat.report_dir on the LPAR,
+    by splat_window's rules: regular files named by report_glob, not hidden, at most
+    MAX_REPORT_BYTES, and none older than splat.max_age_seconds (by the LPAR's clock)."""
+    import fnmatch
+    import os
+
+    from .splat_window import MAX_REPORT_BYTES
+    sp = settings.splat
+    if not sp.report_dir:
+        raise SourceError("splat over ssh: splat.report_dir is not configured (the trace window runs on the LPAR "
+                          "as root: there, write reports with splat -o into a directory and name it here)")
+    fs = RemoteFiles(run, settings.command_timeout_seconds)
+    found = []
+    for name in fs.listdir(sp.report_dir):
+        if fnmatch.fnmatchcase(name, sp.report_glob) and not name.startswith("."):
+            try:
+                found.append(fs.open(os.path.join(sp.report_dir, name)))
+            except SourceError:
+                continue   # (a directory or a FIFO of that name is no report)
+    if not found:
+        raise SourceError(f"no splat report named {sp.report_glob} in {sp.report_dir}")
+    fh, st = max(found, key=lambda f: f[1].st_mtime)
+    if st.st_size > MAX_REPORT_BYTES:
+        raise SourceError(f"{fh.path}: {st.st_size} bytes, more than a splat report has ({MAX_REPORT_BYTES} at most)")
+    age = fs.now() - st.st_mtime
+    if age > sp.max_age_seconds:
+        raise SourceError(f"the newest splat report in {sp.report_dir} is {age:.0f} s old, older than "
+                          f"splat.max_age_seconds ({sp.max_age_seconds:g}): not served as fresh")
+    data = fs.read(fh, 0, MAX_REPORT_BYTES + 1)
+    if len(data) > MAX_REPORT_BYTES:
+        raise SourceError(f"{fh.path}: more than {MAX_REPORT_BYTES} bytes, more than a splat report has")
+    return data.decode("utf-8", errors="replace"), st.st_mtime

@@ -302,6 +302,14 @@ class SshSource(SystemSource):
     def close(self) -> None:
         self.connection.close()
 
+    def read(self, key: str) -> str:
+        from ..commands import COMMANDS
+        if key in COMMANDS and COMMANDS[key].fetch == "splat":   # the LPAR's report directory, not this host's
+            from .remotelog import remote_splat_report
+            text, self._report_time[key] = remote_splat_report(self.connection.run, self.settings)
+            return text
+        return super().read(key)
+
     def read_log(self, key: str, position):
         tsm = self.settings.tsm
         if tsm.actlog_file:
