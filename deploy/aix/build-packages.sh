@@ -61,7 +61,7 @@ PYZ="$OUT/aix_exporter-$VERSION.pyz"
 mkdir -p "$STAGE/bin" "$STAGE/share"
 printf '%s\n' '#!/bin/sh' '# aix_exporter launcher (RPM): the AIX Toolbox python3 with the bundled packages' \
     'exec /opt/freeware/bin/python3 -s /opt/aix_exporter/lib "$@"' > "$STAGE/bin/aix-exporter"
-cp deploy/aix/src-setup.sh deploy/aix/aix_exporter.yml "$STAGE/share/"
+cp deploy/aix/src-setup.sh deploy/aix/aix_exporter.yml deploy/ssh/aix-exporter-ssh-wrapper "$STAGE/share/"
 rpmbuild -bb --quiet --define "_topdir $STAGE/rpm" --define "stage $STAGE" --define "pkgversion $VERSION" --define "pkgrelease $RELEASE" \
     deploy/aix/aix_exporter.spec >/dev/null
 RPM="$OUT/aix_exporter-$VERSION-$RELEASE.noarch.rpm"

@@ -110,6 +110,7 @@ def test_checksums_cover_every_artifact(dist):
 def test_rpm_files_config_and_requirements(dist):
     files = rpm("-qpl", str(dist["rpm"])).split()
     for path in ("/opt/aix_exporter/bin/aix-exporter", "/opt/aix_exporter/share/src-setup.sh", "/etc/aix_exporter.yml",
+                 "/opt/aix_exporter/share/aix-exporter-ssh-wrapper",
                  "/opt/aix_exporter/lib/__main__.py", "/opt/aix_exporter/lib/aix_exporter/cli/__init__.py",
                  "/opt/aix_exporter/lib/prometheus_client/__init__.py", "/opt/aix_exporter/lib/yaml/__init__.py",
                  "/opt/aix_exporter/lib/h11/__init__.py"):

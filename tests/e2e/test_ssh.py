@@ -19,6 +19,7 @@ from tests.e2e.helpers import normalise, start, stop, wait_http
 from tests.e2e.sshd import Sshd, keygen
 
 GOLDEN = ROOT / "tests" / "golden" / "tsm-lpar-system.prom"
+WRAPPER = ROOT / "deploy" / "ssh" / "aix-exporter-ssh-wrapper"
 REPLAY = FIXTURES / "replay" / "tsm-lpar"
 ANR0358E = "11/19/2026 09:00:00  ANR0358E Database initialization failed: insufficient memory.\n"
 
@@ -92,8 +93,18 @@ def samples(text):
     return {line for line in normalise(text).splitlines() if not line.startswith(skip)}
 
 
-def test_probe_through_sshd_serves_what_the_system_source_serves(tmp_path, sshd):
+def forced_wrapper(sshd):
+    """The shipped forced-command wrapper as the key's only command (a copy the LPAR's user reads)."""
+    wrapper = sshd.dir / "aix-exporter-ssh-wrapper"
+    shutil.copy(WRAPPER, wrapper)
+    sshd.set_forced_command(f"/usr/bin/perl {wrapper} --root {sshd.dir / 'root'} --files {sshd.dir}")
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["login-shell", "forced-wrapper"])
+def test_probe_through_sshd_serves_what_the_system_source_serves(tmp_path, sshd, wrapped):
     cfg, log = lpar(tmp_path, sshd)
+    if wrapped:
+        forced_wrapper(sshd)
     proc, url = serve(cfg)
     try:
         until_background_ran(url, cfg)
@@ -115,6 +126,8 @@ def test_probe_through_sshd_serves_what_the_system_source_serves(tmp_path, sshd)
     assert 'aix_tsm_messages_total{msgid="ANR0358E",severity="E"} 1.0' in out
     assert f'aix_exporter_source_info{{source="{sshd.spec}"}} 1.0' in out
     assert 'aix_exporter_command_duration_seconds_total{command="svmon"}' in out   # what it cost, per command
+    # the remote command's own CPU time: known from the wrapper's report, not without it
+    assert ('aix_exporter_command_cpu_seconds_total{command="svmon"}' in out) == wrapped
     assert "aix_exporter_build_info" not in out and "aix_exporter_collector_success{" not in own   # own metrics apart
     assert 'aix_exporter_source_info{source="targets"} 1.0' in own
     assert e404.value.code == 404
@@ -225,3 +238,16 @@ def test_a_silent_target_and_a_stopped_sshd_fail_only_their_own_probe(tmp_path, 
     assert "aix_exporter_cpu_seconds" in own
     assert "no SSH answer within 3s" in err     # the silent target's failure, one line a collector
     assert "connection lost" in err and "next attempt in" in err    # the crash, then the backoff
+
+
+def test_the_wrapper_refuses_a_command_outside_the_table_with_one_line(tmp_path, sshd):
+    lpar(tmp_path, sshd)
+    forced_wrapper(sshd)
+    src = connect(sshd)
+    assert src.run([str(sshd.dir / "root" / "usr" / "bin" / "vmstat"), "-v"], 10).startswith(
+        (REPLAY / "vmstat_v.txt").read_text()[:40])
+    with pytest.raises(SourceError) as e:
+        src.run(["/bin/cat", "/etc/passwd"], 10)
+    assert str(e.value) == (f"{sshd.user}@127.0.0.1:{sshd.port}: /bin/cat /etc/passwd: exit status 126: "
+                            "aix-exporter-ssh-wrapper: refused: /bin/cat with these arguments is not in aix_exporter's "
+                            "command table")
