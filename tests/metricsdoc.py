@@ -34,6 +34,9 @@ def emitted(sources) -> dict:
                     entry[1].update(smp.labels)
     from aix_exporter.collectors.cpu import CpuCollector   # system-only: listed from its declaration
     out["aix_cpu_seconds_total"] = ["counter", {"mode"}, "CPU time spent in each mode since boot (psutil).", CpuCollector.name]
+    from aix_exporter.targets import probe_families   # /probe?target= only
+    for fam in probe_families(True, 0.0):
+        out[fam.name] = [fam.type, set(), fam.documentation, "self"]
     from aix_exporter.exporter import cost_families   # a command's costs: samples only once a command ran
     for fam in cost_families():
         if fam.name.startswith("aix_exporter_command_"):

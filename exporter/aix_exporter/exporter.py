@@ -224,7 +224,9 @@ class Exporter:
         build.add_metric([__version__], 1.0)
         source = GaugeMetricFamily("aix_exporter_source_info",
                                    "Where the command text comes from: system (the AIX commands), replay:DIR "
-                                   "(captured output) or simulate:SCENARIO (the simulator, not a real LPAR).",
+                                   "(captured output), simulate:SCENARIO (the simulator, not a real LPAR), "
+                                   "ssh://USER@HOST:PORT (the commands run on that LPAR over SSH) or targets (an "
+                                   "exporter serving /probe targets: its own metrics only).",
                                    labels=["source"])
         source.add_metric([getattr(self.source, "name", "unknown")], 1.0)
         if not self.own_metrics:   # a probe target: its commands' costs, not this process's

@@ -73,10 +73,15 @@ class Fleet:
         families = ex.families(cut)
         health = next((f for f in families if f.name == "aix_exporter_collector_success"), None)
         ok = health is not None and all(s.value == 1.0 for s in health.samples)
-        success = GaugeMetricFamily("aix_exporter_probe_success",
-                                    "1 when every collector of the probed target succeeded in this probe.")
-        success.add_metric([], 1.0 if ok else 0.0)
-        took = GaugeMetricFamily("aix_exporter_probe_duration_seconds",
-                                 "Seconds this probe took, waiting for its turn among the targets included.")
-        took.add_metric([], time.monotonic() - started)
-        return encoder(ex.registry(cut, extra=(success, took)))
+        return encoder(ex.registry(cut, extra=probe_families(ok, time.monotonic() - started)))
+
+
+def probe_families(ok: bool, seconds: float) -> tuple:
+    """aix_exporter_probe_success and aix_exporter_probe_duration_seconds of one probe."""
+    success = GaugeMetricFamily("aix_exporter_probe_success",
+                                "1 when every collector of the probed target succeeded in this probe (/probe only).")
+    success.add_metric([], 1.0 if ok else 0.0)
+    took = GaugeMetricFamily("aix_exporter_probe_duration_seconds",
+                             "Seconds this probe took, waiting for its turn among the targets included (/probe only).")
+    took.add_metric([], seconds)
+    return success, took

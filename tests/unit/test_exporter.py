@@ -292,8 +292,9 @@ def test_the_self_metrics_before_and_after_a_first_run():
     assert fams["aix_exporter_collector_last_success_timestamp_seconds"].documentation == \
         "Unix time of the collector's last successful run."
     assert fams["aix_exporter_source_info"].documentation == (
-        "Where the command text comes from: system (the AIX commands), replay:DIR (captured output) or "
-        "simulate:SCENARIO (the simulator, not a real LPAR).")
+        "Where the command text comes from: system (the AIX commands), replay:DIR (captured output), "
+        "simulate:SCENARIO (the simulator, not a real LPAR), ssh://USER@HOST:PORT (the commands run on that LPAR "
+        "over SSH) or targets (an exporter serving /probe targets: its own metrics only).")
     assert fams["aix_exporter_collector_last_success_timestamp_seconds"].samples == []   # none yet
     assert [(s.labels, s.value) for s in fams["aix_exporter_source_info"].samples] == [({"source": "fake"}, 1.0)]
     from aix_exporter import __version__
@@ -459,8 +460,9 @@ def test_the_source_info_help_and_durations_before_a_run():
     e = Exporter(FakeSource(), [Good(SETTINGS)])
     fams = {f.name: f for f in e.families()}
     assert fams["aix_exporter_source_info"].documentation == (
-        "Where the command text comes from: system (the AIX commands), replay:DIR (captured output) or "
-        "simulate:SCENARIO (the simulator, not a real LPAR).")
+        "Where the command text comes from: system (the AIX commands), replay:DIR (captured output), "
+        "simulate:SCENARIO (the simulator, not a real LPAR), ssh://USER@HOST:PORT (the commands run on that LPAR "
+        "over SSH) or targets (an exporter serving /probe targets: its own metrics only).")
     assert [(s.labels, s.value) for s in fams["aix_exporter_collector_duration_seconds"].samples] == [
         ({"collector": "good"}, 0.0)]
 
