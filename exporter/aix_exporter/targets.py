@@ -3,7 +3,7 @@
 
 Each target is an :class:`~aix_exporter.exporter.Exporter` of its own over its own source
 (``ssh://USER@HOST[:PORT]`` for an LPAR with nothing installed): its own collectors, results,
-background schedule, log position and command costs. A probe collects its target under the
+background schedule (from its first probe), log position and command costs. A probe collects its target under the
 scrape's deadline and answers with that target's families, its collectors' health and
 
 * ``aix_exporter_probe_success``: 1 when every collector of the target succeeded in this probe;
@@ -40,10 +40,18 @@ class Fleet:
     def __init__(self, exporters: dict, max_concurrent: int = 8):
         self.exporters = exporters           # name -> Exporter
         self._turns = threading.BoundedSemaphore(max_concurrent)
+        self._started: set = set()           # targets whose background collectors run
+        self._start_lock = threading.Lock()
 
-    def start_background(self) -> None:
-        for ex in self.exporters.values():
-            ex.start_background()
+    def start_background(self, name: str) -> None:
+        """A target's background collectors (vmstat, iostat with their interval) start at its
+        first probe: a target no one probes (another shard's, in a sharded fleet) costs nothing,
+        not even a connection."""
+        with self._start_lock:
+            if name in self._started:
+                return
+            self._started.add(name)
+        self.exporters[name].start_background()
 
     def stop(self) -> None:
         for ex in self.exporters.values():
@@ -61,6 +69,7 @@ class Fleet:
         if ex is None:
             raise UnknownTarget(name)
         started = time.monotonic()
+        self.start_background(name)
         if not self._turns.acquire(timeout=max(0.0, deadline)):
             log.error("msg=probe not started: probe.max_concurrent targets were collecting until its deadline target=%s",
                       name)

@@ -218,3 +218,22 @@ def test_the_newest_splat_report_is_read_on_the_lpar_by_the_local_rules(tmp_path
     with pytest.raises(SourceError) as e:
         remote_splat_report(run, s)
     assert "older than splat.max_age_seconds (30): not served as fresh" in str(e.value)
+
+
+def test_a_targets_background_collectors_start_at_its_first_probe_and_only_then():
+    from aix_exporter.sources.simulate import SimulatedSource
+    from aix_exporter.collectors.vmstat import VmstatCollector
+    s = Settings()
+    one = Exporter(SimulatedSource("case-study"), [VmstatCollector(s)], own_metrics=False)
+    two = Exporter(SimulatedSource("case-study"), [VmstatCollector(s)], own_metrics=False)
+    for ex in (one, two):   # (as on a source whose vmstat takes an interval: a background collector)
+        ex.background, ex.on_scrape = ex.collectors, []
+    fleet = Fleet({"one": one, "two": two})
+    try:
+        assert one._threads == [] and two._threads == []
+        fleet.render("one", text, 5.0)
+        fleet.render("one", text, 5.0)
+        assert len(one._threads) == 1 and two._threads == []     # started once, the other never probed
+    finally:
+        one.stop()
+        two.stop()

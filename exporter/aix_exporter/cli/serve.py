@@ -208,9 +208,7 @@ def _fleet(args, settings):
 
 def _serve(args, exporter, source, collectors, web_config, fleet=None) -> int:
     from ..web import make_server
-    exporter.start_background()
-    if fleet is not None:
-        fleet.start_background()
+    exporter.start_background()   # (a target's background collectors start at its first probe)
     try:
         server = make_server(exporter, args.listen, args.path, web_config, args.max_scrape_timeout,
                              max_requests=args.max_requests, max_connections=args.max_connections, fleet=fleet)
