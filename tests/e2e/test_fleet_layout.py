@@ -10,7 +10,13 @@ Three simulated LPARs stand in for fleet/targets/aix.yml's three, with its label
 carry the same LPAR name on two frames. Checked: the two vmagent replicas share the targets
 (each scraped by exactly one), every LPAR arrives in VictoriaMetrics under its own lpar_id
 (name@serial), vmalert writes the recording rules and the census for every LPAR with no rule
-error, and an alert vmalert fires reaches the Alertmanager of the same profile."""
+error, and an alert vmalert fires reaches the Alertmanager of the same profile.
+
+The 'agentless' profile too (issue 49): its two collectors run with their compose command line
+over fleet/agentless/aix_exporter.yml, whose LPARs are stand-ins behind one real sshd
+(tests/e2e/sshd.py; the configuration's addresses and key paths put in, and command_root for
+the stand-ins); the vmagents probe them through the collector each entry of
+fleet/agentless/targets names."""
 import json
 import sys
 import time
@@ -22,6 +28,7 @@ import yaml
 
 from tests.conftest import ROOT, free_port, need
 from tests.e2e.helpers import start, stop, wait_http
+from tests.e2e.sshd import Sshd
 
 COMPOSE = ROOT / "deploy" / "compose"
 INTERVAL = "5s"
@@ -98,7 +105,10 @@ def fleet(tmp_path_factory):
         assert "scrape_interval: 60s" in scrape and "/etc/vmagent/targets/" in scrape
         scrape = (scrape.replace("/etc/vmagent/targets/", f"{tmp / 'targets'}/")
                   .replace("scrape_interval: 60s", f"scrape_interval: {INTERVAL}").replace("scrape_timeout: 50s", "scrape_timeout: 4s"))
+        scrape = scrape.replace("/etc/vmagent/agentless/", f"{tmp / 'agentless'}/")
         (tmp / "vmagent.yml").write_text(scrape)
+        f.sshd = Sshd()
+        f.collectors = agentless(f, tmp)
 
         f.vm = f.run("victoriametrics", "victoria-metrics", {"/storage": tmp / "vm"}, "-httpListenAddr=",
                      "-search.latencyOffset=0s", "-search.disableCache")
@@ -121,6 +131,45 @@ def fleet(tmp_path_factory):
             stop(p)
         for p in exporters:
             stop(p)
+        if getattr(f, "sshd", None) is not None:
+            f.sshd.remove()
+
+
+def agentless(f, tmp):
+    """The agentless profile's LPARs behind f.sshd, and its two collectors, started with their
+    compose command line; the agentless targets file with the collectors' loopback addresses."""
+    import shutil
+    from aix_exporter.config import load as load_config
+    from aix_exporter.tools import standin
+    sshd = f.sshd
+    replay = ROOT / "tests" / "fixtures" / "replay" / "tsm-lpar"
+    shutil.copytree(replay, sshd.dir / "replay")
+    standin.write(str(sshd.dir / "replay"), str(sshd.dir / "root"), load_config(None))
+    for p in (sshd.dir / "root").rglob("*"):
+        p.chmod(0o755)
+    sshd.start()
+    cfg = (COMPOSE / "fleet" / "agentless" / "aix_exporter.yml").read_text()
+    for name in ("tsmsrv02", "db2prd02"):
+        cfg = cfg.replace(f"ssh://aixmon@{name}.example.com", sshd.spec)
+    cfg = (cfg.replace("/etc/aix_exporter/ssh/id_ed25519", str(sshd.client_key))
+           .replace("/etc/aix_exporter/ssh/known_hosts", str(sshd.known_hosts)))
+    (tmp / "collector.yml").write_text(cfg + f"command_root: {sshd.dir / 'root'}\n")
+    urls = []
+    for n in (0, 1):
+        service = f.compose[f"aix-collector-{n}"]
+        argv = [str(tmp / "collector.yml") if a == "/etc/aix_exporter/aix_exporter.yml" else a for a in service["command"]]
+        port = free_port()
+        argv[argv.index("--web.listen-address") + 1] = f"127.0.0.1:{port}"
+        log = open(tmp / f"collector-{n}.log", "w")
+        f.procs.append(start([sys.executable, "-m", "aix_exporter.cli", *argv], stdout=log, stderr=log))
+        wait_http(f"http://127.0.0.1:{port}/metrics", proc=f.procs[-1])
+        urls.append(f"127.0.0.1:{port}")
+    targets = (COMPOSE / "fleet" / "agentless" / "targets" / "aix.yml").read_text()
+    for n in (0, 1):
+        targets = targets.replace(f"aix-collector-{n}:10990", urls[n])
+    (tmp / "agentless").mkdir()
+    (tmp / "agentless" / "aix.yml").write_text(targets)
+    return urls
 
 
 def wait_for(what, fn, timeout=90):
@@ -148,7 +197,8 @@ def test_the_two_vmagents_share_the_targets_each_scraped_once(fleet):
         out = []
         for url in fleet.agents:
             body = get_json(f"{url}/api/v1/targets")
-            out.append({t["labels"]["instance"] for t in body["data"]["activeTargets"] if t["health"] == "up"})
+            out.append({t["labels"]["instance"] for t in body["data"]["activeTargets"]
+                        if t["health"] == "up" and t["scrapePool"] == "aix"})
         return out if sum(len(s) for s in out) == len(fleet.targets) else None
     shards = wait_for("every target up on one vmagent", active)
     everything = {t["targets"][0] for t in fleet.targets}
@@ -168,7 +218,7 @@ def test_every_lpar_has_its_own_identity_even_with_one_name_on_two_frames(fleet)
 
 def test_vmalert_records_the_rules_and_the_census_for_every_lpar(fleet):
     census = wait_for("the census for three LPARs",
-                      lambda: (r := query(fleet.vm, "aix:census_regime:code")) and len(r) == 3 and r)
+                      lambda: (r := query(fleet.vm, 'aix:census_regime:code{job="aix"}')) and len(r) == 3 and r)
     code = {r["metric"]["instance"]: float(r["value"][1]) for r in census}
     inst = [t["targets"][0] for t in fleet.targets]
     assert code[inst[0]] == 0      # the case study's 4 KB hours
@@ -194,3 +244,22 @@ def test_an_alert_vmalert_fires_reaches_the_profiles_alertmanager(fleet):
     assert got[0]["labels"]["instance"] == fleet.targets[2]["targets"][0]
     assert got[0]["labels"]["severity"] == "critical"
     assert "ANR0358E" in got[0]["annotations"]["summary"]
+
+
+def test_agentless_lpars_arrive_through_their_collector_each_probed_once(fleet):
+    """Each agentless LPAR is probed by one vmagent through the collector its entry names, every
+    collector of it succeeds, it carries its identity, and a collector connects only to the
+    LPARs it is probed for."""
+    expr = 'aix_exporter_probe_success{job="aix-agentless"}'
+    got = wait_for("both agentless LPARs probed", lambda: (r := query(fleet.vm, expr)) and len(r) == 2 and r)
+    assert sorted((r["metric"]["instance"], r["metric"]["lpar_id"], float(r["value"][1])) for r in got) == [
+        ("db2prd02", "db2prd02@02-78FFE2A", 1.0), ("tsmsrv02", "tsmsrv02@02-78ABC1D", 1.0)]
+    assert "collector" not in got[0]["metric"]
+    failing = query(fleet.vm, 'aix_exporter_collector_success{job="aix-agentless"} == 0')
+    assert failing == []
+    pools = [{t["labels"]["instance"] for t in get_json(f"{url}/api/v1/targets")["data"]["activeTargets"]
+              if t["scrapePool"] == "aix-agentless"} for url in fleet.agents]
+    assert sorted(pools[0] | pools[1]) == ["db2prd02", "tsmsrv02"] and not pools[0] & pools[1]
+    for n in (0, 1):   # each collector opened one connection: to its own LPAR only
+        log = (fleet.tmp / f"collector-{n}.log").read_text()
+        assert log.count("msg=\"ssh connected\"") == 1, log

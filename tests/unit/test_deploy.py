@@ -32,7 +32,7 @@ def test_compose_parses_with_the_compose_spec_package_and_mounts_exist():
     import compose_spec
     spec = compose_spec.PyCompose.from_yaml((COMPOSE / "docker-compose.yml").read_text()).to_spec()
     assert set(spec.services) == {"prometheus", "alertmanager", "grafana", "aix-exporter-demo", "victoriametrics",
-                                  "vmagent-0", "vmagent-1", "vmalert"}
+                                  "vmagent-0", "vmagent-1", "vmalert", "aix-collector-0", "aix-collector-1"}
     demo = yaml.safe_load((COMPOSE / "docker-compose.yml").read_text())["services"]["aix-exporter-demo"]
     assert demo["profiles"] == ["demo"] and "simulate:case-study?at=28800" in demo["command"]
     dockerfile = (COMPOSE / "Dockerfile").read_text()
