@@ -134,7 +134,7 @@ def main():
         sshd.remove()
         shutil.rmtree(workdir, ignore_errors=True)
     per_target = (many["rss"] - one["rss"]) / max(1, a.targets - 1)
-    print(f"| targets | CPU per target per scrape | share of one CPU | probe p50 / p95 / max | RSS | RSS per target | failed |")
+    print("| targets | CPU per target per scrape | share of one CPU | probe p50 / p95 / max | RSS | RSS per target | failed |")
     print("|---|---|---|---|---|---|---|")
     for n, r in ((1, one), (a.targets, many)):
         print(f"| {n} | {r['cpu_per_probe_ms']:.1f} ms | {100 * r['cpu_share']:.1f} % | {r['p50_ms']:.0f} / "
