@@ -2,6 +2,9 @@
 OpenSSH server on a loopback port (tests/e2e/sshd.py), the stand-in AIX commands of the tsm-lpar
 replay fixtures under a directory of the "LPAR" (``command_root``), and the exporter serving
 ``/probe?target=NAME`` from ``targets:`` in its configuration."""
+import functools
+import inspect
+import itertools
 import shutil
 import socket
 import sys
@@ -131,7 +134,7 @@ def test_probe_through_sshd_serves_what_the_system_source_serves(tmp_path, sshd,
     assert "aix_exporter_build_info" not in out and "aix_exporter_collector_success{" not in own   # own metrics apart
     assert 'aix_exporter_source_info{source="targets"} 1.0' in own
     assert e404.value.code == 404
-    assert "level=error" not in err, err
+    assert "level=error" not in err, err + (sshd.dir / "sshd.log").read_text()[-4000:]
     assert "monitor-password" not in (sshd.dir / "sshd.log").read_text()   # on stdin, never in argv
 
 
@@ -251,3 +254,49 @@ def test_the_wrapper_refuses_a_command_outside_the_table_with_one_line(tmp_path,
     assert str(e.value) == (f"{sshd.user}@127.0.0.1:{sshd.port}: /bin/cat /etc/passwd: exit status 126: "
                             "aix-exporter-ssh-wrapper: refused: /bin/cat with these arguments is not in aix_exporter's "
                             "command table")
+
+
+def rotation_cases():
+    """The local tail's test cases (tests/unit/test_logtail.py) that need only files, a clock
+    and monkeypatch: each runs again here with the files on the LPAR, read over SSH."""
+    from tests.unit import test_logtail
+    out = []
+    for name, fn in sorted(vars(test_logtail).items()):
+        if name.startswith("test_") and callable(fn) and not hasattr(fn, "pytestmark"):
+            params = set(inspect.signature(fn).parameters)
+            if params and params <= {"tmp_path", "monkeypatch", "clock"} and "tmp_path" in params \
+                    and "cannot_be_mapped" not in name:
+                out.append(pytest.param(fn, id=name[5:]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def lpar_sshd():
+    server = Sshd().start()
+    yield server
+    server.remove()
+
+
+_cases = itertools.count()
+
+
+@pytest.mark.parametrize("case", rotation_cases())
+def test_the_remote_tail_passes_the_local_tails_rotation_cases_over_sshd(case, lpar_sshd, monkeypatch):
+    from aix_exporter.sources import logtail, remotelog
+    from tests.unit.test_logtail import T
+
+    class OverSsh(remotelog.RemoteFiles):
+        def now(self):          # (the case's clock, as in test_logtail's remote run)
+            return logtail.time.time()
+
+    src = connect(lpar_sshd)
+    monkeypatch.setattr(logtail, "tail", functools.partial(logtail.tail, fs=OverSsh(src.connection.run, 30)))
+    work = lpar_sshd.dir / f"case-{next(_cases)}"   # (on the LPAR: its user reads the files)
+    work.mkdir()
+    work.chmod(0o755)
+    params = set(inspect.signature(case).parameters)
+    kwargs = {"tmp_path": work, "monkeypatch": monkeypatch}
+    if "clock" in params:
+        monkeypatch.setattr(logtail.time, "time", lambda: T)
+        kwargs["clock"] = T
+    case(**{k: v for k, v in kwargs.items() if k in params})

@@ -50,6 +50,7 @@ _SPEC = re.compile(r"^ssh://(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})@(?P<host>
 ENV_PREFIX = ["/usr/bin/env", *(f"{k}={ENV[k]}" for k in ("LC_ALL", "LANG", "PATH"))]
 CPU_LINE = re.compile(rb"^aix-exporter-cpu: ([0-9.]+) ([0-9.]+)\r?\n?", re.M)
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 60.0
+CHANNEL_TRIES = 3   # a refused channel is asked for again twice (0.1 s, 0.2 s later)
 _STDERR_KEPT = 4096
 log = logging.getLogger("aix_exporter")
 logging.getLogger("asyncssh").setLevel(logging.WARNING)   # (a line a channel at info: ours say what matters)
@@ -218,24 +219,41 @@ class Connection:
         assert self._sessions is not None   # made with the connection lock
         try:
             async with self._sessions:
-                left = timeout - (time.monotonic() - started)
-                return await asyncio.wait_for(self._channel(conn, command, shown, stdin, max_output), max(0.1, left))
+                for attempt in range(CHANNEL_TRIES):
+                    left = timeout - (time.monotonic() - started)
+                    try:
+                        return await asyncio.wait_for(self._channel(conn, command, shown, stdin, max_output),
+                                                      max(0.1, left))
+                    except asyncssh.ChannelOpenError:
+                        # sshd frees a session a moment after its channel closed: a channel opened in
+                        # that moment is refused although ours are under MaxSessions. Again, shortly.
+                        if attempt == CHANNEL_TRIES - 1 or left < 1:
+                            raise
+                        await asyncio.sleep(0.1 * (attempt + 1))
+                raise AssertionError("unreachable")   # (the loop returns or raises)
         except asyncio.TimeoutError:
             raise SourceError(f"{self.target.address}: {shown}: timed out after {timeout:g}s, channel closed") from None
         except asyncssh.ChannelOpenError as e:
             raise SourceError(f"{self.target.address}: {shown}: channel refused: {_one_line(e)}") from None
-        except (OSError, asyncssh.Error) as e:   # the connection went away under the command
-            await self._close()
-            raise SourceError(f"{self.target.address}: {shown}: connection lost: {_one_line(e)}") from None
+        except (OSError, asyncssh.Error) as e:
+            if conn.is_closed():   # the connection went away under the command: the next one reconnects
+                self._conn = None
+                raise SourceError(f"{self.target.address}: {shown}: connection lost: {_one_line(e)}") from None
+            # this channel's trouble only: the other commands on the connection go on
+            raise SourceError(f"{self.target.address}: {shown}: channel failed: {_one_line(e)}") from None
         finally:
             self._account(shown.split(" ", 1)[0], None, time.monotonic() - started)
 
     async def _channel(self, conn, command: str, shown: str, stdin: Optional[bytes], max_output: int):
+        import asyncssh
         proc = await conn.create_process(command, encoding=None, stdin=asyncssh_devnull() if stdin is None else None)
         try:
-            if stdin is not None:
-                proc.stdin.write(stdin)
-                proc.stdin.write_eof()
+            if stdin is not None:   # (a command that ended without reading it: its output still counts)
+                try:
+                    proc.stdin.write(stdin)
+                    proc.stdin.write_eof()
+                except (OSError, asyncssh.Error):
+                    pass
             out, err = bytearray(), bytearray()
 
             async def drain(stream, buf, cap):
