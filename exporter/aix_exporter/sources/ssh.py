@@ -237,7 +237,6 @@ class Connection:
             raise SourceError(f"{self.target.address}: {shown}: channel refused: {_one_line(e)}") from None
         except (OSError, asyncssh.Error) as e:
             if conn.is_closed():   # the connection went away under the command: the next one reconnects
-                self._conn = None
                 raise SourceError(f"{self.target.address}: {shown}: connection lost: {_one_line(e)}") from None
             # this channel's trouble only: the other commands on the connection go on
             raise SourceError(f"{self.target.address}: {shown}: channel failed: {_one_line(e)}") from None
