@@ -16,6 +16,7 @@ with the other targets. ``/metrics`` keeps the exporter's own metrics.
 """
 from __future__ import annotations
 
+import gzip
 import logging
 import threading
 import time
@@ -63,8 +64,9 @@ class Fleet:
                 except Exception:   # (a connection already gone: nothing to close)
                     pass
 
-    def render(self, name: str, encoder, deadline: float) -> bytes:
-        """The exposition of one probe of target ``name`` (UnknownTarget if none is declared)."""
+    def render(self, name: str, encoder, content_type: str, gzipped: bool, deadline: float) -> bytes:
+        """The exposition of one probe of target ``name`` (UnknownTarget if none is declared), in
+        Exporter.render's terms (a probe is never shared: collected and encoded for each)."""
         ex = self.exporters.get(name)
         if ex is None:
             raise UnknownTarget(name)
@@ -82,7 +84,8 @@ class Fleet:
         families = ex.families(cut)
         health = next((f for f in families if f.name == "aix_exporter_collector_success"), None)
         ok = health is not None and all(s.value == 1.0 for s in health.samples)
-        return encoder(ex.registry(cut, extra=probe_families(ok, time.monotonic() - started)))
+        body = encoder(ex.registry(cut, extra=probe_families(ok, time.monotonic() - started)))
+        return gzip.compress(body, compresslevel=1) if gzipped else body
 
 
 def probe_families(ok: bool, seconds: float) -> tuple:

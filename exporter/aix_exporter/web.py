@@ -307,7 +307,6 @@ class Server:
         if req.method not in (b"GET", b"HEAD"):
             return 405, text, b"method not allowed\n", [(b"Allow", b"GET, HEAD")]
         headers = _Headers(req.headers)
-        loop = asyncio.get_running_loop()
         if self.web_config.users:
             authorization = headers.get("Authorization")
             ok = self.web_config.known(authorization)   # checked before: answered here, no queue
@@ -324,52 +323,42 @@ class Server:
         if path == "/probe":
             return await self._probe(query, headers)
         if path == self.telemetry_path:
-            if self._in_flight >= self.max_requests:
-                return 503, text, (f"too many scrapes in flight (--web.max-requests={self.max_requests})\n"
-                                   ).encode(), [(b"Retry-After", b"1")]
-            encoder, ctype = exposition.choose(headers.get("Accept"))
-            gz = "gzip" in (headers.get("Accept-Encoding") or "")
-            deadline = scrape_deadline(headers, self.max_scrape_timeout)
-            self._in_flight += 1
-            try:
-                body = await loop.run_in_executor(self._pool, self.exporter.render, encoder, ctype, gz, deadline)
-            finally:
-                self._in_flight -= 1
-            return 200, ctype.encode(), body, [(b"Content-Encoding", b"gzip")] if gz else []
+            return await self._scrape(headers, self.exporter.render)
         if path == "/":
             page = landing_page(self.exporter.source.name, self.telemetry_path, self.exporter.status())
             return 200, b"text/html; charset=utf-8", page.encode(), []
         return 404, text, b"not found\n", []
 
 
+    async def _scrape(self, headers, render):
+        """One exposition: ``render(encoder, content type, gzipped, deadline)`` in the scrape pool, at
+        most max_requests at once, in the format and encoding the client asked for."""
+        if self._in_flight >= self.max_requests:
+            return 503, b"text/plain; charset=utf-8", (f"too many scrapes in flight (--web.max-requests="
+                                                      f"{self.max_requests})\n").encode(), [(b"Retry-After", b"1")]
+        encoder, ctype = exposition.choose(headers.get("Accept"))
+        gz = "gzip" in (headers.get("Accept-Encoding") or "")
+        deadline = scrape_deadline(headers, self.max_scrape_timeout)
+        self._in_flight += 1
+        try:
+            body = await asyncio.get_running_loop().run_in_executor(self._pool, render, encoder, ctype, gz, deadline)
+        finally:
+            self._in_flight -= 1
+        return 200, ctype.encode(), body, [(b"Content-Encoding", b"gzip")] if gz else []
+
     async def _probe(self, query: str, headers):
         """/probe?target=NAME: one configured target collected and answered (targets.py)."""
+        import functools
         from urllib.parse import parse_qs
-        from .targets import UnknownTarget
         text = b"text/plain; charset=utf-8"
         if self.fleet is None:
             return 404, text, b"no targets configured (targets: in --config.file)\n", []
         names = parse_qs(query, max_num_fields=8).get("target", [])
         if len(names) != 1 or not names[0]:
             return 400, text, b"give one target: /probe?target=NAME\n", []
-        if self._in_flight >= self.max_requests:
-            return 503, text, (f"too many scrapes in flight (--web.max-requests={self.max_requests})\n"
-                               ).encode(), [(b"Retry-After", b"1")]
-        encoder, ctype = exposition.choose(headers.get("Accept"))
-        gz = "gzip" in (headers.get("Accept-Encoding") or "")
-        deadline = scrape_deadline(headers, self.max_scrape_timeout)
-        self._in_flight += 1
-        try:
-            body = await asyncio.get_running_loop().run_in_executor(self._pool, self.fleet.render, names[0],
-                                                                    encoder, deadline)
-        except UnknownTarget:
+        if names[0] not in self.fleet.exporters:
             return 404, text, b"unknown target (not in targets: of --config.file)\n", []
-        finally:
-            self._in_flight -= 1
-        if gz:
-            import gzip
-            body = gzip.compress(body, compresslevel=1)
-        return 200, ctype.encode(), body, [(b"Content-Encoding", b"gzip")] if gz else []
+        return await self._scrape(headers, functools.partial(self.fleet.render, names[0]))
 
     # -- password checks: one at a time, the newest waiting first -------------------------
     @property

@@ -19,6 +19,7 @@ from aix_exporter.targets import Fleet, UnknownTarget
 from tests.conftest import FIXTURES
 
 REPLAY = FIXTURES / "replay" / "tsm-lpar"
+CTYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 @pytest.mark.parametrize("spec, want", [
@@ -144,13 +145,16 @@ def replay_exporter():
 
 def test_a_probe_answers_with_its_targets_families_health_and_no_process_metrics():
     fleet = Fleet({"lpar01": replay_exporter()}, max_concurrent=2)
-    out = fleet.render("lpar01", text, 5.0).decode()
+    out = fleet.render("lpar01", text, CTYPE, False, 5.0).decode()
     assert "aix_exporter_probe_success 1.0" in out
     assert 'aix_exporter_collector_success{collector="memory"} 1.0' in out
     assert "aix_vmstat_v_" in out or "aix_memory_" in out
     assert "aix_exporter_build_info" not in out and "aix_exporter_cpu_seconds" not in out
+    import gzip
+    zipped = gzip.decompress(fleet.render("lpar01", text, CTYPE, True, 5.0)).decode()
+    assert "aix_exporter_probe_success 1.0" in zipped and 'aix_exporter_collector_success{collector="memory"} 1.0' in zipped
     with pytest.raises(UnknownTarget):
-        fleet.render("lpar02", text, 5.0)
+        fleet.render("lpar02", text, CTYPE, False, 5.0)
 
 
 class Blocking:
@@ -172,17 +176,17 @@ def test_a_slow_target_fails_only_its_own_probe_and_probes_beyond_the_bound_wait
     fleet = Fleet({"slow": slow, "lpar01": replay_exporter()}, max_concurrent=1)
     try:
         started = time.monotonic()
-        out = fleet.render("slow", text, 0.5).decode()
+        out = fleet.render("slow", text, CTYPE, False, 0.5).decode()
         assert time.monotonic() - started < 5
         assert "aix_exporter_probe_success 0.0" in out and 'aix_exporter_collector_success{collector="memory"} 0.0' in out
         # the bound: while a probe holds the only turn, another waits, then answers within its deadline
-        holder = threading.Thread(target=fleet.render, args=("slow", text, 3.0))
+        holder = threading.Thread(target=fleet.render, args=("slow", text, CTYPE, False, 3.0))
         holder.start()
         time.sleep(0.3)
-        out = fleet.render("lpar01", text, 0.5).decode()
+        out = fleet.render("lpar01", text, CTYPE, False, 0.5).decode()
         assert "aix_exporter_probe_success 0.0" in out
         holder.join()
-        out = fleet.render("lpar01", text, 5.0).decode()   # its turn free again: the target is whole
+        out = fleet.render("lpar01", text, CTYPE, False, 5.0).decode()   # its turn free again: the target is whole
         assert "aix_exporter_probe_success 1.0" in out
     finally:
         slow_src.go.set()
@@ -231,8 +235,8 @@ def test_a_targets_background_collectors_start_at_its_first_probe_and_only_then(
     fleet = Fleet({"one": one, "two": two})
     try:
         assert one._threads == [] and two._threads == []
-        fleet.render("one", text, 5.0)
-        fleet.render("one", text, 5.0)
+        fleet.render("one", text, CTYPE, False, 5.0)
+        fleet.render("one", text, CTYPE, False, 5.0)
         assert len(one._threads) == 1 and two._threads == []     # started once, the other never probed
     finally:
         one.stop()
