@@ -123,7 +123,7 @@ def remote_splat_report(run: Callable, settings) -> tuple:
     import fnmatch
     import os
 
-    from .splat_window import MAX_REPORT_BYTES
+    from .splat_window import MAX_REPORT_BYTES, check_age, check_size
     sp = settings.splat
     if not sp.report_dir:
         raise SourceError("splat over ssh: splat.report_dir is not configured (the trace window runs on the LPAR "
@@ -139,13 +139,8 @@ def remote_splat_report(run: Callable, settings) -> tuple:
     if not found:
         raise SourceError(f"no splat report named {sp.report_glob} in {sp.report_dir}")
     fh, st = max(found, key=lambda f: f[1].st_mtime)
-    if st.st_size > MAX_REPORT_BYTES:
-        raise SourceError(f"{fh.path}: {st.st_size} bytes, more than a splat report has ({MAX_REPORT_BYTES} at most)")
-    age = fs.now() - st.st_mtime
-    if age > sp.max_age_seconds:
-        raise SourceError(f"the newest splat report in {sp.report_dir} is {age:.0f} s old, older than "
-                          f"splat.max_age_seconds ({sp.max_age_seconds:g}): not served as fresh")
+    check_size(fh.path, st.st_size)
+    check_age(settings, st.st_mtime, fs.now())
     data = fs.read(fh, 0, MAX_REPORT_BYTES + 1)
-    if len(data) > MAX_REPORT_BYTES:
-        raise SourceError(f"{fh.path}: more than {MAX_REPORT_BYTES} bytes, more than a splat report has")
+    check_size(fh.path, st.st_size, len(data))
     return data.decode("utf-8", errors="replace"), st.st_mtime

@@ -21,13 +21,30 @@ def newest_report(directory: str, pattern: str = "*.out") -> tuple:
         raise SourceError(f"no splat report named {pattern} in {directory}")
     newest = max(files, key=os.path.getmtime)
     st = os.stat(newest)
-    if st.st_size > MAX_REPORT_BYTES:
-        raise SourceError(f"{newest}: {st.st_size} bytes, more than a splat report has ({MAX_REPORT_BYTES} at most)")
+    check_size(newest, st.st_size)
     with open(newest, "rb") as fh:
         data = fh.read(MAX_REPORT_BYTES + 1)
-    if len(data) > MAX_REPORT_BYTES:   # (grew while read)
-        raise SourceError(f"{newest}: more than {MAX_REPORT_BYTES} bytes, more than a splat report has")
+    check_size(newest, st.st_size, len(data))
     return data.decode("utf-8", errors="replace"), st.st_mtime
+
+
+def check_size(path: str, size: int, read: int = 0) -> None:
+    """A report of more than MAX_REPORT_BYTES is none: by its size, or by what a read found
+    (``read``: it grew while read). The local and the remote (ssh) reader's one rule."""
+    if size > MAX_REPORT_BYTES:
+        raise SourceError(f"{path}: {size} bytes, more than a splat report has ({MAX_REPORT_BYTES} at most)")
+    if read > MAX_REPORT_BYTES:
+        raise SourceError(f"{path}: more than {MAX_REPORT_BYTES} bytes, more than a splat report has")
+
+
+def check_age(settings, when: float, now: float) -> None:
+    """A report nobody renewed is not today's contention: older than splat.max_age_seconds, it is
+    refused (``now`` on the clock of the report's host)."""
+    sp = settings.splat
+    age = now - when
+    if age > sp.max_age_seconds:
+        raise SourceError(f"the newest splat report in {sp.report_dir} is {age:.0f} s old, older than "
+                          f"splat.max_age_seconds ({sp.max_age_seconds:g}): not served as fresh")
 
 
 def trace_window(run, settings) -> tuple:
@@ -56,10 +73,7 @@ def read(run, settings) -> tuple:
     sp = settings.splat
     if sp.report_dir:
         text, when = newest_report(sp.report_dir, sp.report_glob)
-        age = time.time() - when
-        if age > sp.max_age_seconds:   # a report nobody renewed is not today's contention
-            raise SourceError(f"the newest splat report in {sp.report_dir} is {age:.0f} s old, older than "
-                              f"splat.max_age_seconds ({sp.max_age_seconds:g}): not served as fresh")
+        check_age(settings, when, time.time())
         return text, when
     if sp.enabled_trace:
         return trace_window(run, settings)

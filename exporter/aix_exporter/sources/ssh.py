@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import CommandFailed, SourceError
-from .system import ENV, MAX_OUTPUT, SystemSource, redact
+from .system import _STDERR_KEPT, ENV, MAX_OUTPUT, SystemSource, redact
 
 _SPEC = re.compile(r"^ssh://(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9_.:-]+?|\[[0-9A-Fa-f:.]+\])"
                    r"(?::(?P<port>\d{1,5}))?$")
@@ -51,7 +51,6 @@ ENV_PREFIX = ["/usr/bin/env", *(f"{k}={ENV[k]}" for k in ("LC_ALL", "LANG", "PAT
 CPU_LINE = re.compile(rb"^aix-exporter-cpu: ([0-9.]+) ([0-9.]+)\r?\n?", re.M)
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 60.0
 CHANNEL_TRIES = 3   # a refused channel is asked for again twice (0.1 s, 0.2 s later)
-_STDERR_KEPT = 4096
 log = logging.getLogger("aix_exporter")
 logging.getLogger("asyncssh").setLevel(logging.WARNING)   # (a line a channel at info: ours say what matters)
 
