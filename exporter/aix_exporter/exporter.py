@@ -4,10 +4,14 @@
   interval, trace+splat) run in background threads on their own schedule; the
   latest result is served with its age and dropped once older than its
   max age. The HTTP handler never waits on them.
-* All other collectors run on scrape, concurrently, under a deadline (the
-  scrape timeout Prometheus announces, minus a margin): a collector still
-  running then is reported failed for this scrape (its command keeps its own
-  timeout) and is not started twice.
+* All other collectors run on scrape, under a deadline (the scrape timeout
+  Prometheus announces, minus a margin): a collector still running then is
+  reported failed for this scrape (its command keeps its own timeout) and is
+  not started twice. They run concurrently, in a thread pool, when the
+  source's reads wait on something outside this process (``concurrent_reads``:
+  the commands of the system source, the channels of an SSH one); on a replay
+  or the simulator, whose reads are this process's own CPU, one after another
+  in the scraping thread, which costs no thread hand-offs.
 * Scrapes within `min_interval` of the last collection share its
   pre-rendered exposition (one render per format, gzip included), so many
   scrapers cost one collection.
@@ -21,7 +25,7 @@ import logging
 import resource
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -69,6 +73,7 @@ class Exporter:
         self.background = [c for c in collectors if set(c.keys) & slow]
         self.on_scrape = [c for c in collectors if c not in self.background]
         self._pool = ThreadPoolExecutor(max_workers=max(1, len(self.on_scrape)), thread_name_prefix="collect")
+        self._concurrent = bool(getattr(source, "concurrent_reads", True))
 
     # -- running collectors -------------------------------------------------
     def run_collector(self, c) -> Result:
@@ -120,6 +125,8 @@ class Exporter:
         publish the result, never while waiting: a scraper with a short deadline never
         waits behind one with a long deadline. A collection in which a collector was cut
         off by this scraper's deadline is not shared with other scrapers."""
+        end = time.monotonic() + max(0.0, deadline)
+        inline = []
         with self._scrape_lock:
             now = time.monotonic()
             if self._collected_at is not None and now - self._collected_at < self.min_interval:
@@ -128,10 +135,20 @@ class Exporter:
             for c in self.on_scrape:
                 f = self._in_flight.get(c.name)
                 if f is None or f.done():
-                    f = self._pool.submit(self.run_collector, c)
+                    if self._concurrent:
+                        f = self._pool.submit(self.run_collector, c)
+                    else:
+                        f = Future()
+                        inline.append((c, f))
                     self._in_flight[c.name] = f
                 futures[c.name] = f
-        _, pending = wait(list(futures.values()), timeout=max(0.0, deadline))
+        for c, f in inline:   # (another scraper meanwhile waits on f: each collector runs once at a time)
+            try:
+                f.set_result(self.run_collector(c))
+            except BaseException as e:
+                f.set_exception(e)
+                raise
+        _, pending = wait(list(futures.values()), timeout=max(0.0, end - time.monotonic()))
         cut = frozenset(name for name, f in futures.items() if f in pending)
         for name in sorted(cut):
             log.error("msg=still running after the %.1fs scrape deadline collector=%s command=%r", deadline,

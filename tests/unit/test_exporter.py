@@ -581,3 +581,61 @@ def test_on_scrape_collectors_run_on_the_collect_pool():
         assert names == ["collect_0"]
     finally:
         e.stop()
+
+
+class InlineSource(FakeSource):
+    concurrent_reads = False   # as a replay or the simulator: reading is this process's own work
+
+
+def test_on_a_source_whose_reads_do_not_wait_collectors_run_in_the_scraping_thread_in_order():
+    ran = []
+
+    def where(name_):
+        class Where(Good):
+            name = name_
+
+            def collect(self, source):
+                ran.append((self.name, threading.current_thread().name))
+                return super().collect(source)
+        return Where(SETTINGS)
+    e = Exporter(InlineSource(), [where("a"), where("b"), where("c")])
+    try:
+        threading.Thread(target=e.scrape, kwargs={"deadline": 5}, name="scraper").start()
+        wait_for = time.monotonic() + 5
+        while len(ran) < 3 and time.monotonic() < wait_for:
+            time.sleep(0.01)
+        assert ran == [("a", "scraper"), ("b", "scraper"), ("c", "scraper")]
+    finally:
+        e.stop()
+
+
+def test_a_second_scraper_waits_for_a_collector_running_inline_and_never_runs_it_twice():
+    slow = Hanging(SETTINGS)
+    e = Exporter(InlineSource(), [slow])
+    first = threading.Thread(target=e.scrape, kwargs={"deadline": 10})
+    first.start()
+    try:
+        wait_for = time.monotonic() + 5
+        while slow.calls == 0 and time.monotonic() < wait_for:
+            time.sleep(0.01)
+        assert e.scrape(deadline=0.2) is True       # cut off: the first scraper's run is in flight
+        assert slow.calls == 1
+        assert samples(e.families(frozenset({"hanging"})))[("aix_exporter_collector_success",
+                                                            (("collector", "hanging"),))] == 0
+        slow.release.set()
+        first.join(5)
+        e.scrape(deadline=2)                         # a new run, after the first one ended
+        assert slow.calls == 2
+        assert samples(e.families())[("aix_late_value", ())] == 1
+    finally:
+        slow.release.set()
+        e.stop()
+
+
+def test_which_sources_read_concurrently():
+    from aix_exporter.sources.replay import ReplaySource
+    from aix_exporter.sources.simulate import SimulatedSource
+    from aix_exporter.sources.ssh import SshSource
+    from aix_exporter.sources.system import SystemSource
+    assert (ReplaySource.concurrent_reads, SimulatedSource.concurrent_reads) == (False, False)
+    assert (SystemSource.concurrent_reads, SshSource.concurrent_reads) == (True, True)

@@ -51,6 +51,10 @@ class Source(Protocol):
     name: str
     #: keys whose command takes an interval (run in the background, not on scrape)
     slow_keys: frozenset
+    #: True when a read waits on something outside this process (a command, a remote channel),
+    #: so the exporter runs the on-scrape collectors at once; False when reading is this
+    #: process's own work (a file of a replay, the simulator), so they run one after another
+    concurrent_reads: bool
 
     def read(self, key: str) -> str: ...
 

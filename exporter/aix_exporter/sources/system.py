@@ -200,6 +200,7 @@ def _kill_group(proc) -> None:
 class SystemSource:
     name = "system"
     slow_keys = frozenset(c.key for c in TABLE if c.background)
+    concurrent_reads = True   # each read waits on a command: the collectors run at once
 
     def __init__(self, settings: Optional[Settings] = None):
         self.settings = settings or Settings()
