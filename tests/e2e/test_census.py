@@ -89,3 +89,29 @@ def test_census_needs_the_rules_and_says_so(fleet_store, tmp_path):
     r = run(fleet_store, tmp_path, "c.md", "--selector", 'job="nope"')
     assert r.returncode == 1 and "are the recording rules loaded" in r.stderr
 
+
+
+def test_the_census_dashboard_counts_each_state_and_shows_each_lpars_figures(fleet_store):
+    """aix-fleet-census.json over the same seven LPARs, by value (issue 48, every panel): the
+    stat panel counts each state once per LPAR (4 KB pages twice: contended and mild), and the
+    table's columns are each LPAR's recorded figures, tape in MiB/s (bytes / 1048576); the ASO
+    column is empty, as no LPAR here has asoo's series."""
+    from tests.e2e.test_dashboard_queries import substitute
+    from tests.unit.test_dashboards import dashboards
+    board = dashboards()["aix-fleet-census.json"]["panels"]
+
+    def values(expr, key="instance"):
+        return {r["metric"].get(key): float(r["value"][1]) for r in fleet_store.query(substitute(expr), fleet_store.end)}
+    stat = next(p for p in board if p["type"] == "stat")
+    assert {t["legendFormat"]: values(t["expr"])[None] for t in stat["targets"]} == {
+        "down after ANR0358E": 1, "mandatory at risk": 1, "falling back": 1, "16 MB pages": 1, "64 KB pages": 1,
+        "4 KB pages": 2}
+    table = next(p for p in board if p["title"].startswith("Fleet: state, contention and tape"))
+    state, sys_per_user, miss, misses, tape, aso = (values(t["expr"]) for t in table["targets"])
+    for instance, (code, spu, ratio, per_s, tape_bytes) in FLEET.items():
+        assert state[instance] == code, instance
+        assert sys_per_user[instance] == pytest.approx(spu), instance
+        assert miss[instance] == pytest.approx(ratio), instance
+        assert misses[instance] == pytest.approx(per_s), instance
+        assert tape[instance] == pytest.approx(tape_bytes / 1048576), instance
+    assert aso == {}

@@ -15,7 +15,7 @@ import pytest
 
 from aix_exporter.simulate.model import Model
 from aix_exporter.simulate.model import ENT, PGSP_FRAMES
-from aix_exporter.simulate.render import mem_frames, memory_frames, system_pages
+from aix_exporter.simulate.render import cpus, mem_frames, memory_frames, process_pages, system_pages
 from aix_exporter.simulate.scenarios import SCENARIOS
 from tests.e2e.test_dashboard_queries import substitute
 from tests.unit.test_dashboards import dashboards
@@ -102,6 +102,104 @@ PANELS = [
 ]
 
 
+
+def transfers_per_second(s, device=0, interval=5):
+    """iostat -p's tps of the drive over the interval that ends at s.t (render.iostat_tape)."""
+    prev = s.model.state(max(0.0, s.t - interval))
+    return (s.drives[device].transfers - prev.drives[device].transfers) / interval
+
+
+def sys_per_user(s):
+    """vmstat prints whole percents: the ratio of the rounded figures, user at least 1 %
+    (aix:cpu_sys_per_user:ratio's clamp_min of 0.01)."""
+    return round(s.cpu["sy"]) / max(1, round(s.cpu["us"]))
+
+
+# issue 48, every panel by value: the panels that show one metric or one recorded figure,
+# each against the model's own figure for it (the renderers in simulate/render.py say how the
+# model becomes each command's text: vmstat r = 3 + tape I/Os per s // 200 with 256 KB I/Os,
+# b = miss ratio x 8, ec = (us + sy) x VCPU / ENT; the TSM sessions receive 12, 17 and
+# 22 MiB/s; splat's .xlpin misses 0.38 x the pin_seg_range ratio)
+PANELS += [
+    ("aix-overview.json", "Run queue and blocked threads", "{{instance}} run queue", None,
+     lambda s: 3 + int(s.total_mibps * 4 // 200), ("abs", 0.5)),
+    ("aix-overview.json", "Run queue and blocked threads", "{{instance}} blocked", None,
+     lambda s: int(s.miss_ratio * 8), ("abs", 0.5)),
+    ("aix-overview.json", "Entitlement consumed", "{{instance}} ec", None,
+     lambda s: (s.cpu["us"] + s.cpu["sy"]) / 100 * cpus(s)[2] / cpus(s)[1], ("abs", 0.01)),
+    ("aix-overview.json", "Logical CPUs", "{{instance}}", None, lambda s: cpus(s)[0], ("abs", 0.01)),
+    ("aix-overview.json", "Free list", "{{instance}} fre", None, lambda s: memory_frames(s)["free"] * 4096,
+     ("rel", 0.01)),
+    ("aix-overview.json", "Paging space page-outs", "{{instance}}", None, lambda s: 0.0, ("abs", 1e-9)),
+    ("aix-overview.json", "%sys per %usr", "{{instance}}", None, sys_per_user, ("rel", 0.06)),
+    ("aix-overview.json", "Collectors", "", {"collector": "vmstat"}, lambda s: 1.0, ("abs", 1e-9)),
+    ("aix-lock-contention.json", "%sys per %usr", "{{instance}}", None, sys_per_user, ("rel", 0.06)),
+    ("aix-lock-contention.json", "Function miss ratio", "{{instance}} {{function}}", {"function": ".xlpin"},
+     lambda s: s.miss_ratio * 0.38, ("abs", 0.006)),
+    ("aix-lock-contention.json", "Top locks: miss ratio", "{{instance}} {{lock}} {{type}}",
+     {"lock": "F10007165096B6F8"}, lambda s: s.miss_ratio, ("abs", 0.006)),
+    ("aix-lock-contention.json", "Trace window", "{{instance}}", None, lambda s: 5.0, ("abs", 0.01)),
+    ("aix-large-pages.json", "vmstat -l: active and free large pages", "{{instance}} alp", None,
+     lambda s: s.pool_inuse, ("abs", 1.0)),
+    ("aix-large-pages.json", "vmstat -l: active and free large pages", "{{instance}} flp", None,
+     lambda s: s.pool_free, ("abs", 1.0)),
+    ("aix-large-pages.json", "Configured vs recommended (segments x 16 + 32)", "{{instance}} lgpg_regions {{setting}}",
+     {"setting": "current"}, lambda s: s.lgpg_regions, ("abs", 0.5)),
+    ("aix-large-pages.json", "Configured vs recommended (segments x 16 + 32)", "{{instance}} lgpg_regions {{setting}}",
+     {"setting": "boot"}, lambda s: s.lgpg_regions_boot, ("abs", 0.5)),
+    ("aix-large-pages.json", "Configured vs recommended (segments x 16 + 32)", "{{instance}} recommended", None,
+     lambda s: s.heap_segments * 16 + 32, ("abs", 0.5)),
+    ("aix-large-pages.json", "Exhaustion forecast: free pages in 4 h", "{{instance}} free now", None,
+     lambda s: s.pool_free, ("abs", 1.0)),
+    ("aix-large-pages.json", "Active System Optimizer (asoo aso_active)", "{{instance}}", None,
+     lambda s: 1.0 if s.model.sc.aso_active else 0.0, ("abs", 1e-9)),
+    ("aix-large-pages.json", "Heap segments (text data BSS heap)", "{{instance}} {{command}} {{pid}}", None,
+     lambda s: s.heap_segments, ("abs", 0.5)),
+    ("aix-large-pages.json", "Memory per page size of the monitored processes",
+     "{{instance}} {{command}} {{pid}} {{psize}}", {"psize": "4K"}, lambda s: process_pages(s)["s"]["inuse"] * 4096,
+     ("rel", 0.01)),
+    ("aix-tape.json", "Throughput per drive", "{{instance}} {{device}}", {"device": "rmt0"},
+     lambda s: s.drives[0].mibps * MIB, ("rel", 0.06)),
+    ("aix-tape.json", "Transfers per second", "{{instance}} {{device}}", {"device": "rmt0"}, transfers_per_second,
+     ("rel", 0.06)),
+    ("aix-tape.json", "Drives", "{{instance}}", None, lambda s: len(s.drives), ("abs", 1e-9)),
+    ("aix-tape.json", "TSM: received per client", "{{instance}} {{client}}", {"client": "TSMCLI02"},
+     lambda s: 17 * MIB, ("rel", 0.01)),
+    ("aix-4k-vs-16m.json", "Page-size regime: the page size holding most of the monitored processes' data",
+     "{{instance}}", None, lambda s: 16 * MIB if s.heap_l else 4096, ("abs", 0.5)),
+    # the pool is flat in both steady regimes: the forecast is the free pages now
+    ("aix-large-pages.json", "Exhaustion forecast: free pages in 4 h", "{{instance}} predicted free (0: runs out)",
+     None, lambda s: s.pool_free, ("abs", 1.0)),
+    # splat -da over a 5 s window: pin_seg_range acquired 2 x c_eff per 256 KB I/O, missing at the model's ratio
+    ("aix-lock-contention.json", "Top functions by lock misses", "{{instance}} {{function}}",
+     {"function": ".pin_seg_range"}, lambda s: int(s.total_mibps * 4 * s.c_eff * 2 * 5) * s.miss_ratio,
+     ("rel", 0.08)),
+    ("aix-lock-contention.json", "Top locks: acquisitions", "{{instance}} {{lock}} {{type}}",
+     {"lock": "F10007165096B6F8"}, lambda s: int(s.total_mibps * 4 * s.c_eff * 2 * 5), ("rel", 0.06)),
+]
+
+
+@pytest.mark.parametrize("regime", ["4K", "16M"])
+def test_the_info_panels_name_the_models_mode_and_ldr_cntrl(case_study_store, regime):
+    """The large-pages dashboard's two tables of facts: svmon -P's 16MB mode and the
+    LDR_CNTRL of ps eww, as labels of one series each, are the model's in each regime (4 KB:
+    mode N and no LARGE_PAGE_DATA; 16 MB: mode Y and LARGE_PAGE_DATA=Y)."""
+    p = case_study_store
+    when = p.end - 8 * 3600 + AT[regime]
+    sc = SCENARIOS["case-study"]()
+    s = Model(sc, seed=1).state(AT[regime])
+
+    def labels(title):
+        expr = substitute(panel_target("aix-large-pages.json", title, "")).replace('instance=~".*"', INSTANCE)
+        return [r["metric"] for r in p.query(expr, when)]
+    (mode,) = labels("16MB mode (svmon -P)")
+    assert (mode["command"], mode["pid"], mode["mode"]) == ("dsmserv", str(s.pid), s.mode)
+    (ldr,) = labels("LDR_CNTRL in effect (ps eww)")
+    want = dict(kv.split("=", 1) for kv in s.ldr_cntrl.split("@")) if s.ldr_cntrl else {}
+    assert ldr.get("large_page_data", "") == want.get("LARGE_PAGE_DATA", "")   # (an empty label is no label)
+    assert ldr.get("datapsize", "") == want.get("DATAPSIZE", "")
+    assert s.mode == {"4K": "N", "16M": "Y"}[regime]
+
 @pytest.mark.parametrize("regime", ["4K", "16M"])
 @pytest.mark.parametrize("dashboard,title,legend,match,fn,tol", PANELS,
                          ids=[f"{d}:{t}:{l}:{m}" for d, t, l, m, _, _ in PANELS])
@@ -113,7 +211,7 @@ def test_panel_value_is_the_models_figure(case_study_store, regime, dashboard, t
     got = panel_value(p, panel_target(dashboard, title, legend), when, match)
     want = model_value(p, fn, when)
     pool = model_value(p, lambda s: s.lgpg_regions, when)
-    if pool == 0 and (title.startswith("Pool") or (match or {}).get("psize") == "16M"):
+    if pool == 0 and (title.startswith(("Pool", "Exhaustion forecast")) or (match or {}).get("psize") == "16M"):
         # no 16 MB pool (the 4 KB regime): svmon -G prints no 16 MB line, so the panel shows
         # nothing, never a made-up 0
         assert got is None, f"{dashboard} {title} {legend}: {got} without a 16 MB pool"
