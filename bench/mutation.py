@@ -304,9 +304,9 @@ UNTESTED: list = []   # (module, id, compact diff, diff) of mutants mutmut left 
 
 
 def from_markdown(path: str) -> list:
-    """The unexplained one-line survivors of a survivors file (--out FILE) as --rerun entries,
-    each made a unified diff again from its line number and its old and new text (for runs
-    that wrote no FILE.json)."""
+    """The one-line survivors of a survivors file (--out FILE) as --rerun entries, each made a
+    unified diff again from its line number and its old and new text (for runs that wrote no
+    FILE.json); a line that moved since is found by its text when the module has it once."""
     out, mod = [], None
     for row in open(path, encoding="utf-8"):
         m = re.match(r"## `([^`]+)`", row)
@@ -320,7 +320,11 @@ def from_markdown(path: str) -> list:
         lines = open(os.path.join(ROOT, source), encoding="utf-8").read().split("\n")
         n = int(m.group(2))
         if n > len(lines) or lines[n - 1].strip() != m.group(3):
-            continue   # the source changed since: not this mutant any more
+            # code moved since the run: the same line elsewhere, when it is there once
+            at = [k + 1 for k, line in enumerate(lines) if line.strip() == m.group(3)]
+            if len(at) != 1:
+                continue   # the source changed since: not this mutant any more
+            n = at[0]
         old = lines[n - 1]
         new = old[:len(old) - len(old.lstrip())] + m.group(4)
         diff = f"--- {source}\n+++ {source}\n@@ -{n},1 +{n},1 @@\n-{old}\n+{new}\n"
@@ -329,19 +333,26 @@ def from_markdown(path: str) -> list:
     return out
 
 
-def rerun(path: str, python: str) -> list:
+def selected(entries: list, known: list, explained: bool) -> list:
+    """The entries a rerun runs: the unexplained survivors and the untested mutants, or
+    (``explained``) the survivors an entry of ``known`` explains."""
+    def why(e):
+        return e["status"] != "untested" and explain(e["module"], e["compact"], known, set())
+    return [e for e in entries if bool(why(e)) == explained]
+
+
+def rerun(path: str, python: str, explained: bool = False) -> list:
     """Run again the mutants a --out file's JSON (FILE.json) lists as unexplained survivors or
-    left untested, against the checkout's tests as they are now: each diff applied with patch in
-    one copy of the tree per module, the module's tests run, the diff taken back. Returns
-    [(module, id, compact diff, diff, "killed" or "survived")]."""
+    left untested (``explained``: those explained as equivalent instead, to audit
+    bench/mutation-equivalent.yml), against the checkout's tests as they are now: each diff
+    applied with patch in one copy of the tree per module, the module's tests run, the diff
+    taken back. Returns [(module, id, compact diff, diff, "killed" or "survived")]."""
     import json
     entries = json.load(open(path, encoding="utf-8")) if path.endswith(".json") else from_markdown(path)
-    known = equivalents()
     out = []
     by_mod: dict = {}
-    for e in entries:
-        if e["status"] == "untested" or not explain(e["module"], e["compact"], known, set()):
-            by_mod.setdefault(e["module"], []).append(e)
+    for e in selected(entries, equivalents(), explained):
+        by_mod.setdefault(e["module"], []).append(e)
     for mod, todo in by_mod.items():
         work = tempfile.mkdtemp(prefix="aix-mutation-rerun-")
         try:
@@ -409,7 +420,20 @@ def main():
                                                      "the tests as they are now")
     ap.add_argument("--sample", type=int, default=1, help="run one mutant in N (by a hash of its line), not all")
     ap.add_argument("--offset", type=int, default=0, help="with --sample N: which of the N samples (0..N-1)")
+    ap.add_argument("--equivalents", metavar="FILE", help="audit bench/mutation-equivalent.yml: run again the "
+                                                          "one-line survivors FILE lists that an entry explains, and "
+                                                          "list those today's tests kill (their entries to remove)")
     args = ap.parse_args()
+    if args.equivalents:
+        done = rerun(args.equivalents, sys.executable, explained=True)
+        known = equivalents()
+        killed = [d for d in done if d[4] == "killed"]
+        changed = sum(1 for d in done if d[4] == "source changed")
+        print(f"\n{len(done)} explained survivors applied again: {len(done) - len(killed) - changed} still survive, "
+              f"{len(killed)} killed by today's tests, {changed} on lines changed since (not run)")
+        for mod, i, change, _, _ in killed:
+            print(f"- killed: {mod} {i} {change}: entry {explain(mod, change, known, set())!r}")
+        return
     if args.rerun:
         done = rerun(args.rerun, sys.executable)
         left = [d for d in done if d[4] == "survived"]

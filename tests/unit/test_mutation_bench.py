@@ -66,3 +66,27 @@ def test_a_rerun_takes_only_the_survivors_marked_unexplained(tmp_path):
                  "  - **unexplained**\n")
     assert rules.unexplained_in(str(f)) == {("alerts/alerts.libsonnet", 89, 23, "0 -> 1"),
                                             ("dashboards/src/aix-tape.jsonnet", 17, 48, "rate( -> irate(")}
+
+
+def test_a_rerun_runs_the_unexplained_and_an_audit_the_explained():
+    bench = _bench()
+    known = [("parsers/splat", "lru_cache(maxsize=65)", "a cache size changes speed, never a result")]
+    entries = [{"module": "parsers/splat", "compact": "L103: - @lru_cache(maxsize=64) / + @lru_cache(maxsize=65)",
+                "status": "survived"},
+               {"module": "parsers/splat", "compact": "L7: - x = 1 / + x = 2", "status": "survived"},
+               {"module": "parsers/splat", "compact": "L9: - y = 1 / + y = 2", "status": "untested"}]
+    assert [e["compact"][:3] for e in bench.selected(entries, known, explained=False)] == ["L7:", "L9:"]
+    assert [e["compact"][:4] for e in bench.selected(entries, known, explained=True)] == ["L103"]
+
+
+def test_a_survivor_whose_line_moved_is_found_by_its_text(tmp_path):
+    bench = _bench()
+    lines = (ROOT / "exporter" / "aix_exporter" / "parsers" / "splat.py").read_text().split("\n")
+    n = next(k + 1 for k, line in enumerate(lines) if line.strip() == "@lru_cache(maxsize=64)")
+    f = tmp_path / "s.md"
+    f.write_text("## `parsers/splat`: 1 of 1 survived\n\n"
+                 "- 88 L1: - @lru_cache(maxsize=64) / + @lru_cache(maxsize=65)\n"
+                 "- 89 L1: - no such line / + still no such line\n")
+    (entry,) = bench.from_markdown(str(f))
+    assert entry["compact"] == f"L{n}: - @lru_cache(maxsize=64) / + @lru_cache(maxsize=65)"
+    assert f"@@ -{n},1 +{n},1 @@\n-@lru_cache(maxsize=64)\n+@lru_cache(maxsize=65)\n" in entry["diff"]
