@@ -199,6 +199,11 @@ def test_the_info_panels_name_the_models_mode_and_ldr_cntrl(case_study_store, re
     assert ldr.get("large_page_data", "") == want.get("LARGE_PAGE_DATA", "")   # (an empty label is no label)
     assert ldr.get("datapsize", "") == want.get("DATAPSIZE", "")
     assert s.mode == {"4K": "N", "16M": "Y"}[regime]
+    # the tape dashboard's mounts: one series a drive, DRIVEn on /dev/rmtn, in use (ANR8330I)
+    expr = substitute(panel_target("aix-tape.json", "TSM: volumes mounted per drive", "")).replace(
+        'instance=~".*"', INSTANCE)
+    mounts = sorted((r["metric"]["drive"], r["metric"]["device"], r["metric"]["status"]) for r in p.query(expr, when))
+    assert mounts == [(f"DRIVE{i}", f"/dev/{d.name}", "in_use") for i, d in enumerate(s.drives)]
 
 @pytest.mark.parametrize("regime", ["4K", "16M"])
 @pytest.mark.parametrize("dashboard,title,legend,match,fn,tol", PANELS,
