@@ -180,6 +180,18 @@ PANELS += [
 
 
 @pytest.mark.parametrize("regime", ["4K", "16M"])
+def test_the_tsm_process_panel_is_the_tape_rate_of_the_running_process(case_study_store, regime):
+    """The tape dashboard's per-server-process rate: the simulated BACKUP STORAGE POOL process
+    (a new one every 30 minutes, render.PROCESS_START) moves what every drive moves. Checked 15
+    minutes before each regime's instant, so the 10 minutes averaged lie within one process."""
+    p = case_study_store
+    when = p.end - 8 * 3600 + AT[regime] - 900
+    got = panel_value(p, panel_target("aix-tape.json", "TSM: per server process",
+                                      "{{instance}} {{process}} {{process_num}}"), when)
+    want = model_value(p, lambda s: s.total_mibps * MIB, when)
+    assert got == pytest.approx(want, rel=0.06), (got, want)
+
+@pytest.mark.parametrize("regime", ["4K", "16M"])
 def test_the_info_panels_name_the_models_mode_and_ldr_cntrl(case_study_store, regime):
     """The large-pages dashboard's two tables of facts: svmon -P's 16MB mode and the
     LDR_CNTRL of ps eww, as labels of one series each, are the model's in each regime (4 KB:
