@@ -43,6 +43,9 @@ GOOD = {"position": {"inode": 5, "offset": 10, "tail": "0a0b", "mark": "x", "see
     ({"unparsed": -1}, "unparsed is not a count"),
     ({"unparsed": False}, "unparsed is not a count"),
     ({"unparsed": 1.5}, "unparsed is not a count"),
+    ({"gaps": -1}, "gaps is not a count"),
+    ({"gaps": "2"}, "gaps is not a count"),
+    ({"gaps": 2}, None),
 ])
 def test_what_a_state_of_ours_is(state, why):
     assert sf._valid(state) == why
@@ -220,3 +223,19 @@ def test_the_exporter_runs_whatever_lies_at_the_state_path(tmp_path, content, ts
         assert 'msg="state file damaged, moved aside"' in r.stderr and (tmp_path / "state.json.damaged").exists()
     else:
         assert "tsm.state_file:" in r.stderr and state.read_bytes() == content
+
+
+def test_a_damaged_state_that_cannot_be_moved_aside_is_said_and_the_previous_state_resumed(tmp_path, caplog):
+    """A directory where the damaged file would go (FILE.damaged, not empty) makes the move
+    fail: one warning names the file and the reason, and the previous state is resumed."""
+    path = str(tmp_path / "state.json")
+    sf.save(path, {"counts": {"A:E": 1}})
+    sf.save(path, {"counts": {"A:E": 2}})
+    (tmp_path / "state.json").write_bytes(b"\0" * 64)
+    (tmp_path / "state.json.damaged").mkdir()
+    (tmp_path / "state.json.damaged" / "x").write_text("x")
+    caplog.set_level(logging.WARNING, "aix_exporter")
+    assert sf.load(path)["counts"] == {"A:E": 1}
+    assert caplog.records[0].getMessage().startswith(
+        f"collector=tsm msg=state file damaged and cannot be moved aside file={path} error=")
+    assert (tmp_path / "state.json").read_bytes() == b"\0" * 64     # left where it was
