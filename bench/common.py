@@ -34,6 +34,14 @@ def start_exporter(source, port, *extra):
                   "--source", source, "--web.listen-address", f"127.0.0.1:{port}", "--log.level", "error", *extra])
 
 
+def start_node_exporter(port):
+    """Debian's node_exporter with its default collectors on 127.0.0.1:``port``, or None when it
+    is not installed (package prometheus-node-exporter)."""
+    import shutil
+    binary = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
+    return start([binary, f"--web.listen-address=127.0.0.1:{port}"]) if binary else None
+
+
 def wait(port, timeout=30):
     deadline = time.time() + timeout
     while time.time() < deadline:

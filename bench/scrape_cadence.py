@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import time
 
-from common import cpu_seconds, free_port, scrape, series, start, start_exporter, stop, wait
+from common import cpu_seconds, free_port, scrape, series, start_exporter, start_node_exporter, stop, wait
 from scrape_stages import SIZES, replay
 
 
@@ -38,11 +38,10 @@ def main():
             replay(d, procs)
             port = free_port()
             servers.append((f"aix_exporter {label}", start_exporter(f"replay:{d}", port), port))
-        binary = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
-        if binary:
-            port = free_port()
-            servers.append(("node_exporter (default collectors)",
-                            start([binary, f"--web.listen-address=127.0.0.1:{port}"]), port))
+        port = free_port()
+        node = start_node_exporter(port)
+        if node is not None:
+            servers.append(("node_exporter (default collectors)", node, port))
         for _, _, port in servers:
             wait(port)
         n = {label: series(scrape(port)[1]) for label, _, port in servers}

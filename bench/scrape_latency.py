@@ -5,9 +5,8 @@ alternating scrapes, with the headers Prometheus sends (OpenMetrics accept, gzip
     python3 bench/scrape_latency.py [--scrapes 500] [--min-interval 5]
 """
 import argparse
-import shutil
 
-from common import cpu_seconds, free_port, pct, scrape, series, start, start_exporter, stop, wait
+from common import cpu_seconds, free_port, pct, scrape, series, start_exporter, start_node_exporter, stop, wait
 
 SIZES = {"~1,000": 53, "~5,000": 320}   # simulated processes -> series
 
@@ -17,11 +16,10 @@ def main():
     ap.add_argument("--scrapes", type=int, default=500)
     ap.add_argument("--min-interval", default="5")
     args = ap.parse_args()
-    ne_bin = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
-    if not ne_bin:
-        raise SystemExit("install Debian's prometheus-node-exporter first")
     ne_port = free_port()
-    ne = start([ne_bin, f"--web.listen-address=127.0.0.1:{ne_port}"])
+    ne = start_node_exporter(ne_port)
+    if ne is None:
+        raise SystemExit("install Debian's prometheus-node-exporter first")
     wait(ne_port)
     print("| target | series | p50 ms | p99 ms | CPU ms/scrape | scrapes |")
     print("|---|---|---|---|---|---|")

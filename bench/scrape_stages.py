@@ -25,8 +25,8 @@ import os
 import sys
 import tempfile
 
-from common import (bench_exporter, free_port, frozen_registry, median_ms, server_cpu_ms, start, start_exporter,
-                    stop)
+from common import (bench_exporter, free_port, frozen_registry, median_ms, server_cpu_ms, start_exporter,
+                    start_node_exporter, stop)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "exporter"))
 
@@ -74,12 +74,10 @@ def server_cpu(directory, min_interval, scrapes):
 
 
 def node_exporter(scrapes):
-    import shutil
-    binary = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
-    if not binary:
-        return None
     port = free_port()
-    proc = start([binary, f"--web.listen-address=127.0.0.1:{port}"])
+    proc = start_node_exporter(port)
+    if proc is None:
+        return None
     try:
         return server_cpu_ms(proc, port, scrapes)
     finally:
