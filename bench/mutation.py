@@ -22,6 +22,7 @@ and scores those only: an estimate for modules whose tests take too long to run 
 """
 import argparse
 import concurrent.futures as cf
+import difflib
 import os
 import re
 import shutil
@@ -333,6 +334,30 @@ def from_markdown(path: str) -> list:
     return out
 
 
+def mutants_of(mod: str, known: list) -> list:
+    """Every mutant mutmut makes of the module whose changed lines an entry of ``known``
+    explains, as --rerun entries (the mutants an equivalence entry speaks for, made again from
+    today's source with mutmut's own mutation code, without a whole run)."""
+    from mutmut import ALL, Context, RelativeMutationID, mutate
+    source_path = f"exporter/aix_exporter/{mod}.py"
+    source = open(os.path.join(ROOT, source_path), encoding="utf-8").read()
+    context = Context(source=source, filename=source_path, mutation_id=ALL)
+    mutate(context)
+    out = []
+    for n, mid in enumerate(context.performed_mutation_ids):
+        one = Context(source=source, filename=source_path, mutation_id=RelativeMutationID(
+            filename=source_path, line=mid.line, index=mid.index, line_number=mid.line_number))
+        mutated, done = mutate(one)
+        if not done:
+            continue
+        diff = "".join(difflib.unified_diff(source.splitlines(keepends=True), mutated.splitlines(keepends=True),
+                                            fromfile=source_path, tofile=source_path))
+        change = compact(diff)
+        if explain(mod, change, known, set()):
+            out.append({"module": mod, "id": str(n + 1), "compact": change, "diff": diff, "status": "survived"})
+    return out
+
+
 def selected(entries: list, known: list, explained: bool) -> list:
     """The entries a rerun runs: the unexplained survivors and the untested mutants, or
     (``explained``) the survivors an entry of ``known`` explains."""
@@ -341,45 +366,67 @@ def selected(entries: list, known: list, explained: bool) -> list:
     return [e for e in entries if bool(why(e)) == explained]
 
 
-def rerun(path: str, python: str, explained: bool = False) -> list:
+def rerun(path: str, python: str, explained: bool = False, jobs: int = 1, only=None) -> list:
     """Run again the mutants a --out file's JSON (FILE.json) lists as unexplained survivors or
     left untested (``explained``: those explained as equivalent instead, to audit
     bench/mutation-equivalent.yml), against the checkout's tests as they are now: each diff
     applied with patch in one copy of the tree per module, the module's tests run, the diff
-    taken back. Returns [(module, id, compact diff, diff, "killed" or "survived")]."""
+    taken back. ``path`` None: every mutant of today's source that an entry explains
+    (mutants_of). Returns [(module, id, compact diff, diff, "killed" or "survived")]."""
     import json
-    entries = json.load(open(path, encoding="utf-8")) if path.endswith(".json") else from_markdown(path)
-    out = []
+    known = equivalents()
+    if path is None:
+        entries = [e for mod in sorted({k[0] for k in known}) if not only or mod in only or mod.rsplit("/", 1)[-1] in only
+                   for e in mutants_of(mod, known)]
+    else:
+        entries = json.load(open(path, encoding="utf-8")) if path.endswith(".json") else from_markdown(path)
     by_mod: dict = {}
-    for e in selected(entries, equivalents(), explained):
+    for e in selected(entries, known, explained):
         by_mod.setdefault(e["module"], []).append(e)
-    for mod, todo in by_mod.items():
-        work = tempfile.mkdtemp(prefix="aix-mutation-rerun-")
-        try:
-            tree = copy_tree(work)
-            argv = pytest_argv(tree, python, mod, tests_of(mod))
-            env = dict(os.environ, PYTHONPATH=f"{tree}/exporter:{tree}")
-            for e in todo:
-                applied = subprocess.run(["/usr/bin/patch", "-p0", "--silent", "--forward", "--no-backup-if-mismatch",
-                                          "-r", "-", "-d", tree, "--dry-run"], input=e["diff"], text=True,
-                                         capture_output=True, timeout=60).returncode == 0
-                if not applied:   # the source changed since the run: this mutant is no more
-                    print(f"{mod} {e['id']}: source changed: {e['compact']}", flush=True)
-                    out.append((mod, e["id"], e["compact"], e["diff"], "source changed"))
+    with cf.ThreadPoolExecutor(jobs) as pool:
+        return [r for done in pool.map(lambda item: rerun_module(*item, python, known if path is None else None),
+                                       by_mod.items()) for r in done]
+
+
+def rerun_module(mod: str, todo: list, python: str, first_survivor=None) -> list:
+    """rerun() of one module's mutants, in a copy of the tree of its own. ``first_survivor``
+    (the entries): once a mutant an entry explains survives, the entry's other mutants are not
+    run ("entry already true"): the entry holds for today's tests."""
+    out, alive = [], set()
+    work = tempfile.mkdtemp(prefix="aix-mutation-rerun-")
+    try:
+        tree = copy_tree(work)
+        argv = pytest_argv(tree, python, mod, tests_of(mod))
+        env = dict(os.environ, PYTHONPATH=f"{tree}/exporter:{tree}")
+        for e in todo:
+            entry = set()
+            if first_survivor is not None:
+                explain(mod, e["compact"], first_survivor, entry)
+                if entry <= alive:
+                    out.append((mod, e["id"], e["compact"], e["diff"], "entry already true"))
                     continue
-                subprocess.run(["/usr/bin/patch", "-p0", "--silent", "-d", tree], input=e["diff"], text=True,
-                               check=True, timeout=60)
-                try:
-                    r = subprocess.run(argv, cwd=tree, env=env, capture_output=True, timeout=1800)
-                    verdict = "killed" if r.returncode else "survived"
-                except subprocess.TimeoutExpired:
-                    verdict = "killed"   # (as mutmut counts a timeout)
-                subprocess.run(["/usr/bin/patch", "-p0", "-R", "--silent", "-d", tree], input=e["diff"], text=True,
-                               check=True, timeout=60)
-                print(f"{mod} {e['id']}: {verdict}: {e['compact']}", flush=True)
-                out.append((mod, e["id"], e["compact"], e["diff"], verdict))
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+            applied = subprocess.run(["/usr/bin/patch", "-p0", "--silent", "--forward", "--no-backup-if-mismatch",
+                                      "-r", "-", "-d", tree, "--dry-run"], input=e["diff"], text=True,
+                                     capture_output=True, timeout=60).returncode == 0
+            if not applied:   # the source changed since the run: this mutant is no more
+                print(f"{mod} {e['id']}: source changed: {e['compact']}", flush=True)
+                out.append((mod, e["id"], e["compact"], e["diff"], "source changed"))
+                continue
+            subprocess.run(["/usr/bin/patch", "-p0", "--silent", "-d", tree], input=e["diff"], text=True,
+                           check=True, timeout=60)
+            try:
+                r = subprocess.run(argv, cwd=tree, env=env, capture_output=True, timeout=1800)
+                verdict = "killed" if r.returncode else "survived"
+            except subprocess.TimeoutExpired:
+                verdict = "killed"   # (as mutmut counts a timeout)
+            subprocess.run(["/usr/bin/patch", "-p0", "-R", "--silent", "-d", tree], input=e["diff"], text=True,
+                           check=True, timeout=60)
+            print(f"{mod} {e['id']}: {verdict}: {e['compact']}", flush=True)
+            out.append((mod, e["id"], e["compact"], e["diff"], verdict))
+            if verdict == "survived":
+                alive |= entry
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return out
 
 
@@ -407,6 +454,32 @@ def pytest_killed(args) -> int:
     return 0 if pytest.main(args) == 0 else 1
 
 
+def audit(path, jobs: int, only=None):
+    """--equivalents: the verdict on each explained mutant, and on each entry."""
+    done = rerun(None if path == "-" else path, sys.executable, explained=True, jobs=jobs, only=only)
+    known, used, alive = equivalents(), set(), set()
+    for mod, _, change, _, verdict in done:
+        explain(mod, change, known, used)
+        if verdict == "survived":
+            explain(mod, change, known, alive)
+    killed = [d for d in done if d[4] == "killed"]
+    changed = sum(1 for d in done if d[4] == "source changed")
+    spared = sum(1 for d in done if d[4] == "entry already true")
+    print(f"\n{len(done) - spared} explained mutants applied again: {len(done) - len(killed) - changed - spared} still "
+          f"survive, {len(killed)} killed by today's tests, {changed} on lines changed since (not run); {spared} more "
+          "not run, their entry already explaining a survivor")
+    for mod, i, change, _, _ in killed:
+        print(f"- killed: {mod} {i} {change}: entry {explain(mod, change, known, set())!r}")
+    if path == "-":
+        mine = [i for i, k in enumerate(known) if not only or k[0] in only or k[0].rsplit("/", 1)[-1] in only]
+        print(f"{len(mine)} entries: {len(alive)} explain a mutant that survives, "
+              f"{len(used - alive)} only mutants today's tests kill, {len(mine) - len(used)} no mutant at all")
+        for i in mine:
+            module, text, _ = known[i]
+            if i not in alive:
+                print(f"- entry to remove ({'killed' if i in used else 'no mutant'}): {module}: {text!r}")
+
+
 def main():
     if sys.argv[1:2] == ["--pytest"]:
         sys.exit(pytest_killed(sys.argv[2:]))
@@ -420,22 +493,15 @@ def main():
                                                      "the tests as they are now")
     ap.add_argument("--sample", type=int, default=1, help="run one mutant in N (by a hash of its line), not all")
     ap.add_argument("--offset", type=int, default=0, help="with --sample N: which of the N samples (0..N-1)")
-    ap.add_argument("--equivalents", metavar="FILE", help="audit bench/mutation-equivalent.yml: run again the "
-                                                          "one-line survivors FILE lists that an entry explains, and "
-                                                          "list those today's tests kill (their entries to remove)")
+    ap.add_argument("--equivalents", metavar="FILE", nargs="?", const="-",
+                    help="audit bench/mutation-equivalent.yml: run again the one-line survivors FILE lists that an "
+                         "entry explains (no FILE: every mutant of today's source an entry explains), and list "
+                         "those today's tests kill and the entries no mutant matches (the entries to remove)")
     args = ap.parse_args()
     if args.equivalents:
-        done = rerun(args.equivalents, sys.executable, explained=True)
-        known = equivalents()
-        killed = [d for d in done if d[4] == "killed"]
-        changed = sum(1 for d in done if d[4] == "source changed")
-        print(f"\n{len(done)} explained survivors applied again: {len(done) - len(killed) - changed} still survive, "
-              f"{len(killed)} killed by today's tests, {changed} on lines changed since (not run)")
-        for mod, i, change, _, _ in killed:
-            print(f"- killed: {mod} {i} {change}: entry {explain(mod, change, known, set())!r}")
-        return
+        return audit(args.equivalents, args.jobs, args.only)
     if args.rerun:
-        done = rerun(args.rerun, sys.executable)
+        done = rerun(args.rerun, sys.executable, jobs=args.jobs)
         left = [d for d in done if d[4] == "survived"]
         changed = sum(1 for d in done if d[4] == "source changed")
         print(f"\n{len(done) - len(left) - changed} of {len(done) - changed} killed ({changed} on lines changed "

@@ -90,3 +90,24 @@ def test_a_survivor_whose_line_moved_is_found_by_its_text(tmp_path):
     (entry,) = bench.from_markdown(str(f))
     assert entry["compact"] == f"L{n}: - @lru_cache(maxsize=64) / + @lru_cache(maxsize=65)"
     assert f"@@ -{n},1 +{n},1 @@\n-@lru_cache(maxsize=64)\n+@lru_cache(maxsize=65)\n" in entry["diff"]
+
+
+def test_an_audit_makes_each_entrys_mutants_from_todays_source_as_diffs_that_apply(tmp_path):
+    """--equivalents without a file: the mutants mutmut makes of a module that an entry
+    explains, each a diff patch applies to today's source, the last line of a file included
+    (tools/tempprom's rmtree in its last `finally`)."""
+    import shutil
+    import subprocess
+    bench = _bench()
+    known = [("tools/tempprom", "shutil.rmtree(work, ignore_errors=False)", "a reason long enough to be one")]
+    (mutant,) = bench.mutants_of("tools/tempprom", known)
+    assert mutant["compact"].endswith(": - shutil.rmtree(work, ignore_errors=True) / "
+                                      "+ shutil.rmtree(work, ignore_errors=False)")
+    source = "exporter/aix_exporter/tools/tempprom.py"
+    (tmp_path / "exporter" / "aix_exporter" / "tools").mkdir(parents=True)
+    shutil.copy(ROOT / source, tmp_path / source)
+    subprocess.run(["/usr/bin/patch", "-p0", "--silent", "-d", str(tmp_path)], input=mutant["diff"], text=True,
+                   check=True, timeout=60)
+    assert (tmp_path / source).read_text() == (ROOT / source).read_text().replace(
+        "shutil.rmtree(work, ignore_errors=True)", "shutil.rmtree(work, ignore_errors=False)")
+    assert bench.mutants_of("tools/tempprom", [("tools/tempprom", "no such text", "a reason long enough")]) == []
