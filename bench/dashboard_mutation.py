@@ -11,10 +11,11 @@ for its neighbour (binBps and Bps, percentunit and percent, bytes and decbytes),
 The mutated source is compiled as dashboards/build_dashboards.py does, in a copy of the tree;
 a mutant whose compiled dashboards come out unchanged, or that does not compile, is counted
 apart. The rest run the dashboard tests (tests/unit/test_dashboards.py, test_mixin_config.py,
-test_figures.py, test_census.py, tests/e2e/test_dashboard_meaning.py and test_dashboard_queries.py on
-Prometheus) in that copy, against one Prometheus holding the backfilled case study with the
-recording rules, started once here (AIX_EXPORTER_CASE_STUDY_PROMETHEUS); the mutant is caught
-when any fails. Prints each outcome as it is known and the score, and writes the survivors to
+test_figures.py, test_census.py, tests/e2e/test_dashboard_meaning.py, test_dashboard_queries.py,
+test_dashboard_own_figures.py and test_census.py on Prometheus) in that copy, against one
+Prometheus holding the backfilled case study with the recording rules, started once here
+(AIX_EXPORTER_CASE_STUDY_PROMETHEUS; the last two write their own series); the mutant is
+caught when any fails. Prints each outcome as it is known and the score, and writes the survivors to
 --out. Needs promtool and prometheus (Debian package prometheus). About 30 s a mutant on 2 cores
 (pytest's collection of the e2e modules dominates): ``--sample N`` runs every Nth mutant of the
 fixed order (a sample; the score says so), from the Kth (``--offset``, 0 first) so that
@@ -44,7 +45,8 @@ SWAPS = rule_mutation.SWAPS + [
 ]
 TESTS = ["tests/unit/test_dashboards.py", "tests/unit/test_mixin_config.py", "tests/unit/test_figures.py",
          "tests/unit/test_census.py",
-         "tests/e2e/test_dashboard_meaning.py", "tests/e2e/test_dashboard_queries.py"]
+         "tests/e2e/test_dashboard_meaning.py", "tests/e2e/test_dashboard_queries.py",
+         "tests/e2e/test_dashboard_own_figures.py", "tests/e2e/test_census.py"]
 
 
 LAYOUT = re.compile(r"\b(?:pos|row)\([^)]*\)")
