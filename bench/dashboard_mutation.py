@@ -1,6 +1,6 @@
 """Mutation score of the dashboards' source (dashboards/src/*.jsonnet, dashboards/lib).
 
-    .venv/bin/python bench/dashboard_mutation.py [--only FILE ...] [--sample N [--offset K]]
+    .venv/bin/python bench/dashboard_mutation.py [--only FILE ...] [--sample N [--offset K]] [--jobs 2]
                                                  [--rerun SURVIVORS] [--out bench/dashboard-mutation-survivors.md]
 
 Each mutant is one change of the jsonnet: the rule mutants' kinds (bench/rule_mutation.py:
@@ -11,10 +11,11 @@ for its neighbour (binBps and Bps, percentunit and percent, bytes and decbytes),
 The mutated source is compiled as dashboards/build_dashboards.py does, in a copy of the tree;
 a mutant whose compiled dashboards come out unchanged, or that does not compile, is counted
 apart. The rest run the dashboard tests (tests/unit/test_dashboards.py, test_mixin_config.py,
-test_figures.py, test_census.py, tests/e2e/test_dashboard_meaning.py and test_dashboard_queries.py on
-Prometheus) in that copy, against one Prometheus holding the backfilled case study with the
-recording rules, started once here (AIX_EXPORTER_CASE_STUDY_PROMETHEUS); the mutant is caught
-when any fails. Prints each outcome as it is known and the score, and writes the survivors to
+test_figures.py, test_census.py, tests/e2e/test_dashboard_meaning.py, test_dashboard_queries.py,
+test_dashboard_own_figures.py and test_census.py on Prometheus) in that copy, against one
+Prometheus holding the backfilled case study with the recording rules, started once here
+(AIX_EXPORTER_CASE_STUDY_PROMETHEUS; the last two write their own series); the mutant is
+caught when any fails. Prints each outcome as it is known and the score, and writes the survivors to
 --out. Needs promtool and prometheus (Debian package prometheus). About 30 s a mutant on 2 cores
 (pytest's collection of the e2e modules dominates): ``--sample N`` runs every Nth mutant of the
 fixed order (a sample; the score says so), from the Kth (``--offset``, 0 first) so that
@@ -22,9 +23,11 @@ samples taken apart cover other mutants. ``--rerun`` runs only the mutants a sur
 marks unexplained (after new tests).
 """
 import argparse
+import concurrent.futures as cf
 import glob
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -44,7 +47,8 @@ SWAPS = rule_mutation.SWAPS + [
 ]
 TESTS = ["tests/unit/test_dashboards.py", "tests/unit/test_mixin_config.py", "tests/unit/test_figures.py",
          "tests/unit/test_census.py",
-         "tests/e2e/test_dashboard_meaning.py", "tests/e2e/test_dashboard_queries.py"]
+         "tests/e2e/test_dashboard_meaning.py", "tests/e2e/test_dashboard_queries.py",
+         "tests/e2e/test_dashboard_own_figures.py", "tests/e2e/test_census.py"]
 
 
 LAYOUT = re.compile(r"\b(?:pos|row)\([^)]*\)")
@@ -137,14 +141,16 @@ def main():
     ap.add_argument("--rerun", help="a survivors file: run only the mutants it marks unexplained")
     ap.add_argument("--issue48", action="store_true", help="only the mutants of the operators issue 48 added")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "dashboard-mutation-survivors.md"))
+    ap.add_argument("--jobs", type=int, default=1, help="mutants run at once, each in a copy of the tree of its own")
     args = ap.parse_args()
     if not (shutil.which("promtool") and shutil.which("prometheus")):
         sys.exit("needs promtool and prometheus (Debian package prometheus)")
     sys.path.insert(0, os.path.join(ROOT, "exporter"))
     from aix_exporter.tools import tempprom
     work = tree()
+    works = [work]
     scratch = tempfile.mkdtemp(prefix="aix-dashboard-mutation-data-")
-    results = []
+    results: list = []
     try:
         tsdb, end = case_study(scratch)
         with tempprom.serve(tsdb) as url:
@@ -173,16 +179,29 @@ def main():
                 wanted = rule_mutation.unexplained_in(args.rerun)
                 todo = [m for m in todo if (m[0], m[1], m[4], m[2]) in wanted]
             todo = todo[args.offset::args.sample]
-            for k, (path, line, what, text, col) in enumerate(todo):
-                status = check(work, path, text, prometheus, baseline)
-                with open(os.path.join(ROOT, path), encoding="utf-8") as fh:   # put the source back
-                    original = fh.read()
-                with open(os.path.join(work, path), "w", encoding="utf-8") as fh:
-                    fh.write(original)
-                results.append((path, line, col, what, status))
+            works = [work] + [tree() for _ in range(args.jobs - 1)]   # one copy of the tree a worker
+            free: queue.Queue = queue.Queue()
+            for w in works:
+                free.put(w)
+
+            def one(k, mutant):
+                path, line, what, text, col = mutant
+                w = free.get()
+                try:
+                    status = check(w, path, text, prometheus, baseline)
+                    with open(os.path.join(ROOT, path), encoding="utf-8") as fh:   # put the source back
+                        original = fh.read()
+                    with open(os.path.join(w, path), "w", encoding="utf-8") as fh:
+                        fh.write(original)
+                finally:
+                    free.put(w)
                 print(f"{k + 1}/{len(todo)} {path}:{line}:{col}: {what}: {status}", flush=True)
+                return path, line, col, what, status
+            with cf.ThreadPoolExecutor(args.jobs) as pool:
+                results = list(pool.map(lambda km: one(*km), enumerate(todo)))
     finally:
-        shutil.rmtree(os.path.dirname(work), ignore_errors=True)
+        for w in works:
+            shutil.rmtree(os.path.dirname(w), ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
     counts = {s: sum(1 for r in results if r[4] == s) for s in ("caught", "compile", "unchanged", "survived")}
     valid = counts["caught"] + counts["survived"]
