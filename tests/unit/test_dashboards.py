@@ -187,7 +187,7 @@ def unit_of(expr):
         return "percentunit"
     if "bytes" in expr and re.search(r"\b(?:i?rate)\(|:rate5m\b", expr):
         return "binBps"
-    if re.search(r"_bytes\b", expr):
+    if re.search(r"[_:]bytes\b", expr):   # a byte gauge, or a recording rule's (aix:regime_page_size:bytes)
         return "bytes"
     if re.search(r"_seconds\b", expr):
         return "s"
@@ -198,6 +198,7 @@ def test_the_unit_rule_reads_the_names():
     assert unit_of('aix_paging_space_inuse_bytes{a="b"} / aix_paging_space_size_bytes{a="b"}') == "percentunit"
     assert unit_of("rate(aix_tape_read_bytes_total{x}[5m])") == "binBps"
     assert unit_of("aix_memory_page_inuse_bytes{x}") == "bytes"
+    assert unit_of("aix:regime_page_size:bytes{x}") == "bytes"   # 16 MiB, not 16.8 MB (decbytes)
     assert unit_of("aix:pin_lock_miss:ratio{x}") == "percentunit"
     assert unit_of("sum by (instance) (aix:tape_bytes_all:rate5m{x}) / 1048576") is None
     assert unit_of("time() - aix_splat_report_timestamp_seconds{x}") == "s"
