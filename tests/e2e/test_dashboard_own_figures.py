@@ -1,8 +1,9 @@
 """The panels whose figures the simulator's model has no value for, by value (issue 48, every
-panel): the TSM messages an admin must act on (ANR0358E, ANR9999D), the splat report's age and
+panel): the TSM messages an admin must act on (ANR0358E, ANR9999D), the splat report's age,
 the exporter's own health (each collector's success, the seconds since its last success, its
-duration). Two LPARs' series written here by hand, in a real Prometheus (promtool backfill)
-and a real VictoriaMetrics (import API); each panel's query at an instant, against the figures
+duration), and the before/after board's regime line over a 64 KB LPAR (the case study has
+none). Two LPARs' series written here by hand, in a real Prometheus (promtool backfill) and a
+real VictoriaMetrics (import API); each panel's query at an instant, against the figures
 worked out in the comments."""
 import subprocess
 import time
@@ -55,13 +56,17 @@ def series(start):
             [start + 60.0 * m - 30 for m in r],
         ("aix_exporter_collector_duration_seconds", 'collector="vmstat",instance="calm:10990",job="aix"'):
             [0.02 for m in r],
+        # the recorded regime: tsm1 on IBM's 64 KB start line, then on 16 MB pages from minute 90;
+        # calm on 4 KB pages throughout
+        ("aix:regime_page_size:bytes", 'instance="tsm1:10990",job="aix"'): [65536 if m < 90 else 16777216 for m in r],
+        ("aix:regime_page_size:bytes", 'instance="calm:10990",job="aix"'): [4096 for m in r],
     }
 
 
 def openmetrics(start):
     out, typed = [], set()
     for (metric, labels), values in series(start).items():
-        family = metric[:-len("_total")] if metric.endswith("_total") else metric
+        family = (metric[:-len("_total")] if metric.endswith("_total") else metric).replace(":", "_")
         if family not in typed:
             typed.add(family)
             out.append(f"# TYPE {family} {'counter' if metric.endswith('_total') else 'gauge'}")
@@ -141,3 +146,14 @@ def _panel(dashboard, title):
             if q.get("title") == title:
                 return q
     raise AssertionError(f"{dashboard}: no panel {title!r}")
+
+
+def test_the_regime_line_is_0_for_4k_50_for_64k_and_100_for_16m(store):
+    """The before/after board's regime line, as its legend says: at minute 60 tsm1 runs on IBM's
+    64 KB line (50) and calm on 4 KB pages (0); at minute 179 tsm1 runs on 16 MB pages (100)."""
+    legend = "regime: 16 MB (100), 64 KB (50) or 4 KB (0)"
+    panel = "$instance: tape MiB/s and the regime"
+    assert values(store, "aix-before-after.json", panel, legend, 60, ("instance",)) == {
+        ("tsm1:10990",): 50, ("calm:10990",): 0}
+    assert values(store, "aix-before-after.json", panel, legend, 179, ("instance",)) == {
+        ("tsm1:10990",): 100, ("calm:10990",): 0}
