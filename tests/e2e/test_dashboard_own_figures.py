@@ -60,6 +60,15 @@ def series(start):
         # calm on 4 KB pages throughout
         ("aix:regime_page_size:bytes", 'instance="tsm1:10990",job="aix"'): [65536 if m < 90 else 16777216 for m in r],
         ("aix:regime_page_size:bytes", 'instance="calm:10990",job="aix"'): [4096 for m in r],
+        # the 16 MB pool: tsm1's 160 pages drain by half a page a minute (150 free at minute 0),
+        # calm's 64 by a page in 20 minutes (50 at minute 0); idle's 32 fill up again at 4 pages
+        # a minute until all are free (the server stopped)
+        ("aix:large_pages_pool:count", 'instance="tsm1:10990",job="aix"'): [160 for m in r],
+        ("aix:large_pages_free:count", 'instance="tsm1:10990",job="aix"'): [150 - m / 2 for m in r],
+        ("aix:large_pages_pool:count", 'instance="calm:10990",job="aix"'): [64 for m in r],
+        ("aix:large_pages_free:count", 'instance="calm:10990",job="aix"'): [50 - m / 20 for m in r],
+        ("aix:large_pages_pool:count", 'instance="idle:10990",job="aix"'): [32 for m in r],
+        ("aix:large_pages_free:count", 'instance="idle:10990",job="aix"'): [min(32, m / 4) for m in r],
     }
 
 
@@ -157,3 +166,17 @@ def test_the_regime_line_is_0_for_4k_50_for_64k_and_100_for_16m(store):
         ("tsm1:10990",): 50, ("calm:10990",): 0}
     assert values(store, "aix-before-after.json", panel, legend, 179, ("instance",)) == {
         ("tsm1:10990",): 100, ("calm:10990",): 0}
+
+
+def test_the_pool_forecast_is_the_linear_trend_between_0_and_the_pool(store):
+    """The 4 h forecast at minute 179, over the last 2 h (exact lines, so the regression is
+    exact): tsm1 has 60.5 pages free and loses 120 in 4 h, so the pool runs out: 0 (not the
+    trend's -59.5); calm has 41.05 and loses 12: 29.05; idle's pool is filling up again and
+    would pass its 32 pages: 32, its size."""
+    title, panel = "Exhaustion forecast: free pages in 4 h", "aix-large-pages.json"
+    got = values(store, panel, title, "{{instance}} predicted free (0: runs out)", 179, ("instance",))
+    assert got == {("tsm1:10990",): pytest.approx(0, abs=1e-6), ("calm:10990",): pytest.approx(29.05, abs=1e-6),
+                   ("idle:10990",): pytest.approx(32, abs=1e-6)}
+    got = values(store, panel, title, "{{instance}} free now", 179, ("instance",))
+    assert got == {("tsm1:10990",): pytest.approx(60.5), ("calm:10990",): pytest.approx(41.05),
+                   ("idle:10990",): pytest.approx(32)}
