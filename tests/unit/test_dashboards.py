@@ -460,3 +460,12 @@ def test_the_exhaustion_forecast_stays_between_0_and_the_pool(tmp_path):
                                "eval_time": "175m", "exp_samples": want[2:]}]}]}))
     r = subprocess.run([need("promtool"), "test", "rules", str(f)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_aso_stat_turns_orange_when_aso_is_active():
+    """aix_aso_active is 1 while the Active System Optimizer runs (it can take 16 MB pages from
+    the pool on its own): the stat is green at 0 and orange from 1, as its description says."""
+    (panel,) = [p for p in dashboards()["aix-large-pages.json"]["panels"]
+                if p.get("title") == "Active System Optimizer (asoo aso_active)"]
+    assert panel["fieldConfig"]["defaults"]["thresholds"]["steps"] == [{"color": "green", "value": None},
+                                                                      {"color": "orange", "value": 1}]
