@@ -111,3 +111,15 @@ def test_an_audit_makes_each_entrys_mutants_from_todays_source_as_diffs_that_app
     assert (tmp_path / source).read_text() == (ROOT / source).read_text().replace(
         "shutil.rmtree(work, ignore_errors=True)", "shutil.rmtree(work, ignore_errors=False)")
     assert bench.mutants_of("tools/tempprom", [("tools/tempprom", "no such text", "a reason long enough")]) == []
+
+
+def test_a_number_in_a_description_with_a_percent_sign_is_prose():
+    """The dashboard mutation run counts a number in prose apart: a description that says
+    "above 10 %" is still prose, a string with a format directive (%s, %d) is a query."""
+    spec = importlib.util.spec_from_file_location("dashboard_mutation_bench", ROOT / "bench" / "dashboard_mutation.py")
+    dm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dm)
+    prose = "    desc='a pin miss ratio above 10 % with 16 MB pages',"
+    assert dm.not_meaning(prose, prose.replace("16 MB", "17 MB")) == "prose"
+    query = "    t('rate(x{%s}[5m]) * 16' % i, 'above 10 %'),"
+    assert dm.not_meaning(query, query.replace("* 16", "* 17")) is None
