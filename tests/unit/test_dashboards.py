@@ -135,7 +135,7 @@ def table_columns(board, title_start):
     assert sorted(organize["indexByName"].values()) == list(range(len(organize["indexByName"])))
     order = sorted(organize["indexByName"], key=organize["indexByName"].get)
     assert not set(order) & {k for k, v in organize["excludeByName"].items() if v}
-    return [(organize["renameByName"].get(k, k), exprs.get(k, f"label {k}")) for k in order]
+    return [(organize.get("renameByName", {}).get(k, k), exprs.get(k, f"label {k}")) for k in order]
 
 
 # (heading, a part of the feeding expression that only the right query has), written by hand
@@ -150,6 +150,9 @@ TABLES = {
         ("LPAR", "label instance"), ("State", "aix:census_regime:code"), ("System / user CPU", "aix:cpu_sys_per_user:ratio"),
         ("pin_seg_range miss ratio", "aix:pin_lock_miss:ratio"), ("Pin lock misses/s", "aix:pin_lock_misses:rate"),
         ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("ASO", "aix_aso_active"), ("Job", "label job")],
+    # dsmadmc query mount: the LPAR, then the drive, its device and the mount's status
+    ("aix-tape.json", "TSM: volumes mounted"): [
+        ("instance", "label instance"), ("drive", "label drive"), ("device", "label device"), ("status", "label status")],
 }
 
 
