@@ -58,7 +58,8 @@ PROSE = re.compile(r"'(?:[^'{\[\\]|\\.)*'")
 # how a panel is drawn, not what it shows: line width, fill, tooltip sharing, the built-in
 # annotation's switches and colour, a variable's refresh, sort and visibility
 # a jsonnet format directive (%s, %d, %(name)s, %.1f) makes a string a query template, not
-# prose; a percent sign in words ("above 10 %") does not
+# prose, but for a description (desc='... over the last %s ...'); a percent sign in words
+# ("above 10 %") does not
 FORMAT = re.compile(r"%[-#0-9.]*(?:\([a-zA-Z_]+\))?[sdfgi]")
 COSMETIC = re.compile(r"\b(?:lineWidth|fillOpacity|graphTooltip|builtIn|hide|refresh|sort):\s*[^,}]*|rgba\([^)]*\)"
                       r"|fillOpacity: if stack then \d+ else \d+")
@@ -77,7 +78,8 @@ def not_meaning(original: str, mutated: str):
                 if any(m.start() <= k < m.end() for m in pattern.finditer(x)):
                     return why
             if re.match(r"\d", x[k:]) and any(m.start() <= k < m.end() and re.search(r"[A-Za-z]{2}", m.group())
-                                              and not FORMAT.search(m.group()) for m in PROSE.finditer(x)):
+                                              and (not FORMAT.search(m.group()) or x[:m.start()].endswith("desc="))
+                                              for m in PROSE.finditer(x)):
                 return "prose"
             return None
     return None

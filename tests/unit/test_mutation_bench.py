@@ -121,5 +121,7 @@ def test_a_number_in_a_description_with_a_percent_sign_is_prose():
     spec.loader.exec_module(dm)
     prose = "    desc='a pin miss ratio above 10 % with 16 MB pages',"
     assert dm.not_meaning(prose, prose.replace("16 MB", "17 MB")) == "prose"
+    desc = "    desc='over the last %s, shown between 0 and the pool' % window,"
+    assert dm.not_meaning(desc, desc.replace("between 0", "between 1")) == "prose"
     query = "    t('rate(x{%s}[5m]) * 16' % i, 'above 10 %'),"
     assert dm.not_meaning(query, query.replace("* 16", "* 17")) is None
