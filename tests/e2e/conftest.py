@@ -142,6 +142,19 @@ def import_openmetrics(url, om_path):
     return store.write(store.connect(url), str(om_path))
 
 
+def store_of_openmetrics(kind, tmp, om_path):
+    """A real store holding an OpenMetrics history written by a test: Prometheus over the
+    blocks promtool backfills from it (``kind`` "prometheus"), or VictoriaMetrics through its
+    import API ("victoriametrics"). Stop it with stop(store.proc)."""
+    if kind == "prometheus":
+        subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om_path), str(tmp / "tsdb")],
+                       check=True, capture_output=True, timeout=300)
+        return start_prometheus(tmp, "global:\n  scrape_interval: 60s\n", tsdb=tmp / "tsdb")
+    store = start_victoria(tmp)
+    import_openmetrics(store.url, om_path)
+    return store
+
+
 def vmalert_replay(tmp, url, rules, start, end, groups=None):
     """Recording rules backfilled into VictoriaMetrics by vmalert -replay (the counterpart of
     promtool tsdb create-blocks-from rules), at a 60 s step."""

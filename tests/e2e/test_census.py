@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from tests.conftest import need
-from tests.e2e.conftest import import_openmetrics, start_prometheus, start_victoria
+from tests.e2e.conftest import store_of_openmetrics
 from tests.e2e.helpers import env, stop
 
 # instance: (state code, system/user CPU, pin miss ratio, pin lock misses/s, tape bytes/s)
@@ -43,13 +42,7 @@ def fleet_store(request, tmp_path_factory):
     start = (int(time.time()) // 3600 - 4) * 3600
     om = tmp / "fleet.om"
     om.write_text(history(start))
-    if request.param == "prometheus":
-        subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om), str(tmp / "tsdb")],
-                       check=True, capture_output=True, timeout=300)
-        store = start_prometheus(tmp, "global:\n  scrape_interval: 60s\n", tsdb=tmp / "tsdb")
-    else:
-        store = start_victoria(tmp)
-        import_openmetrics(store.url, om)
+    store = store_of_openmetrics(request.param, tmp, om)
     store.end = start + 179 * 60
     yield store
     stop(store.proc)

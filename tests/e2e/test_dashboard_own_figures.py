@@ -5,13 +5,11 @@ duration), and the before/after board's regime line over a 64 KB LPAR (the case 
 none). Two LPARs' series written here by hand, in a real Prometheus (promtool backfill) and a
 real VictoriaMetrics (import API); each panel's query at an instant, against the figures
 worked out in the comments."""
-import subprocess
 import time
 
 import pytest
 
-from tests.conftest import need
-from tests.e2e.conftest import import_openmetrics, start_prometheus, start_victoria
+from tests.e2e.conftest import store_of_openmetrics
 from tests.e2e.helpers import stop
 from tests.e2e.test_dashboard_meaning import panel_target
 from tests.e2e.test_dashboard_queries import substitute
@@ -89,13 +87,7 @@ def store(request, tmp_path_factory):
     start = (int(time.time()) // 3600 - 4) * 3600
     om = tmp / "own.om"
     om.write_text(openmetrics(start))
-    if request.param == "prometheus":
-        subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om), str(tmp / "tsdb")],
-                       check=True, capture_output=True, timeout=300)
-        s = start_prometheus(tmp, "global:\n  scrape_interval: 60s\n", tsdb=tmp / "tsdb")
-    else:
-        s = start_victoria(tmp)
-        import_openmetrics(s.url, om)
+    s = store_of_openmetrics(request.param, tmp, om)
     s.start = start
     yield s
     stop(s.proc)
