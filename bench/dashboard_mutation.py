@@ -55,12 +55,12 @@ LAYOUT = re.compile(r"\b(?:pos|row)\([^)]*\)")
 # a quoted string with no PromQL in it (no selector, no range, no %s to fill, and words): a
 # title, heading, legend text or description
 PROSE = re.compile(r"'(?:[^'{\[\\]|\\.)*'")
-# how a panel is drawn, not what it shows: line width, fill, tooltip sharing, the built-in
-# annotation's switches and colour, a variable's refresh, sort and visibility
 # a jsonnet format directive (%s, %d, %(name)s, %.1f) makes a string a query template, not
 # prose, but for a description (desc='... over the last %s ...'); a percent sign in words
 # ("above 10 %") does not
 FORMAT = re.compile(r"%[-#0-9.]*(?:\([a-zA-Z_]+\))?[sdfgi]")
+# how a panel is drawn, not what it shows: line width, fill, tooltip sharing, the built-in
+# annotation's switches and colour, a variable's refresh, sort and visibility
 COSMETIC = re.compile(r"\b(?:lineWidth|fillOpacity|graphTooltip|builtIn|hide|refresh|sort):\s*[^,}]*|rgba\([^)]*\)"
                       r"|fillOpacity: if stack then \d+ else \d+")
 

@@ -60,13 +60,14 @@ def area_modules(area):
     return out
 
 
+def picked(mod, only) -> bool:
+    """Whether --only MODULE ... takes the module: by its path below the package or, for
+    parsers and collectors, its bare name (no --only: every module)."""
+    return not only or mod in only or mod.rsplit("/", 1)[-1] in only
+
+
 def modules(only, areas=("parsers", "collectors")):
-    out = []
-    for area in areas:
-        for mod in area_modules(area):
-            if not only or mod in only or mod.rsplit("/", 1)[-1] in only:
-                out.append(mod)
-    return out
+    return [mod for area in areas for mod in area_modules(area) if picked(mod, only)]
 
 
 # Tests of every module of a package, beside those that import it: each fixture's parsed record
@@ -376,8 +377,7 @@ def rerun(path: str, python: str, explained: bool = False, jobs: int = 1, only=N
     import json
     known = equivalents()
     if path is None:
-        entries = [e for mod in sorted({k[0] for k in known}) if not only or mod in only or mod.rsplit("/", 1)[-1] in only
-                   for e in mutants_of(mod, known)]
+        entries = [e for mod in sorted({k[0] for k in known}) if picked(mod, only) for e in mutants_of(mod, known)]
     else:
         entries = json.load(open(path, encoding="utf-8")) if path.endswith(".json") else from_markdown(path)
     by_mod: dict = {}
@@ -471,7 +471,7 @@ def audit(path, jobs: int, only=None):
     for mod, i, change, _, _ in killed:
         print(f"- killed: {mod} {i} {change}: entry {explain(mod, change, known, set())!r}")
     if path == "-":
-        mine = [i for i, k in enumerate(known) if not only or k[0] in only or k[0].rsplit("/", 1)[-1] in only]
+        mine = [i for i, k in enumerate(known) if picked(k[0], only)]
         print(f"{len(mine)} entries: {len(alive)} explain a mutant that survives, "
               f"{len(used - alive)} only mutants today's tests kill, {len(mine) - len(used)} no mutant at all")
         for i in mine:
