@@ -256,6 +256,34 @@ def test_the_wrapper_refuses_a_command_outside_the_table_with_one_line(tmp_path,
                             "command table")
 
 
+@pytest.mark.parametrize("how", ["deadline", "disconnect"])
+def test_a_hung_command_and_its_children_end_on_the_lpar_with_the_channel(tmp_path, sshd, how):
+    """Through the real sshd and the shipped wrapper: a command past the exporter's deadline, or
+    one whose connection the exporter closes, is ended on the LPAR with its whole process group
+    within a few seconds, not left running until a time limit (issue 57, item 2)."""
+    from tests.unit.test_sshwrapper import _gone, _until
+    lpar(tmp_path, sshd)
+    forced_wrapper(sshd)
+    svmon = sshd.dir / "root" / "usr" / "bin" / "svmon"
+    (sshd.dir / "out").mkdir()
+    (sshd.dir / "out").chmod(0o777)   # (the LPAR's user writes there)
+    pids = sshd.dir / "out" / "hung.pids"
+    svmon.write_text(f'#!/bin/sh\n/bin/sleep 300 &\necho "$$ $!" > {pids}\nexec /bin/sleep 300\n')
+    svmon.chmod(0o755)
+    src = connect(sshd)
+    if how == "deadline":
+        with pytest.raises(SourceError, match="timed out after 2s, channel closed"):
+            src.run([str(svmon), "-G"], 2)
+    else:
+        threading.Timer(1.5, src.close).start()
+        with pytest.raises(SourceError):
+            src.run([str(svmon), "-G"], 30)
+    assert _until(lambda: pids.exists() and len(pids.read_text().split()) == 2, 5)
+    started = [int(p) for p in pids.read_text().split()]
+    assert _until(lambda: all(_gone(p) for p in started), 5), f"still running on the LPAR after {how}"
+    src.close()
+
+
 def rotation_cases():
     """The local tail's test cases (tests/unit/test_logtail.py) that need only files, a clock
     and monkeypatch: each runs again here with the files on the LPAR, read over SSH."""

@@ -135,3 +135,190 @@ def test_the_helper_runs_on_paths_under_files(tmp_path):
     assert r.returncode == 0 and r.stdout == b"ab\n".hex()
     r = wrap([PERL, "-e", HELPER, "time"])
     assert r.returncode == 0 and float(r.stdout) > 1.7e9
+
+
+# -- issue 57: exactly the table, nothing before or after; symlinks; linear parse; the group ends with the session
+
+@pytest.mark.parametrize("argv, why", [
+    # the helper's fixed form: nothing after its words (Perl switches and -e programs included)
+    ([PERL, "-e", HELPER, "time", "-e", "BEGIN{system('id')}"], "the helper's time with other arguments"),
+    ([PERL, "-e", HELPER, "-MO=Deparse", "@F/x"], "the helper with an unknown operation"),
+    ([PERL, "-e", HELPER, "-Mstrict;system(q(id))", "stat", "@F/x"], "the helper with an unknown operation"),
+    ([PERL, "-e", HELPER, "-I/tmp", "time"], "the helper with an unknown operation"),
+    ([PERL, "-e", HELPER, "stat", "@F/x", "-e", "print 1"], "the helper's stat with other arguments"),
+    ([PERL, "-e", HELPER, "read", "@F/x", "0"], "the helper's read with other arguments"),
+    ([PERL, "-e", HELPER, "read", "@F/x", "0", "-1"], "the helper's read with a number that is not one"),
+    ([PERL, "-e", HELPER, "rfind", "@F/x", "zz", "10"], "the helper's rfind with text that is not hex"),
+    ([PERL, "-e", HELPER, "unlink", "@F/x"], "the helper with an unknown operation"),
+    ([PERL, "-x", "-e", HELPER, "time"], "/usr/bin/perl with a program that is not aix_exporter's helper"),
+    ([PERL, "-e", HELPER + " ", "time"], "/usr/bin/perl with a program that is not aix_exporter's helper"),
+    # the table's commands: nothing appended, inserted or replaced
+    (["/usr/bin/vmstat", "-v", "-v"], "not in aix_exporter's command table"),
+    (["/usr/bin/vmstat", "-w", "-l", "5", "2", "-v"], "not in aix_exporter's command table"),
+    (["/usr/bin/vmstat", "-w", "-l", "99999", "2"], "not in aix_exporter's command table"),
+    (["/usr/bin/svmon", "-G", "-O", "unit=MB"], "not in aix_exporter's command table"),
+    (["/usr/bin/ps", "eww", "1", "-o", "args"], "not in aix_exporter's command table"),
+    (["/usr/bin//vmstat", "-v"], "not in aix_exporter's command table"),
+    (["/usr/bin/../bin/vmstat", "-v"], "not in aix_exporter's command table"),
+])
+def test_nothing_before_or_after_the_tables_words(argv, why, tmp_path):
+    (tmp_path / "x").write_text("")   # (a real file under --files: only the form is wrong)
+    r = wrap([a.replace("@F", str(tmp_path)) for a in argv], "--files", str(tmp_path))
+    assert r.returncode == 126 and r.stdout == "", r.stderr
+    assert r.stderr.startswith("aix-exporter-ssh-wrapper: refused: ") and why in r.stderr, r.stderr
+
+
+def test_a_symlink_under_files_is_followed_and_refused_when_it_leads_outside(tmp_path):
+    logs, outside = tmp_path / "logs", tmp_path / "outside"
+    logs.mkdir()
+    outside.mkdir()
+    (outside / "secret").write_text("no\n")
+    (logs / "dsmserv.log").write_text("ok\n")
+    (logs / "to-secret").symlink_to(outside / "secret")
+    (logs / "to-outside").symlink_to(outside)
+    (tmp_path / "link-to-logs").symlink_to(logs)
+    for argv in ([PERL, "-e", HELPER, "read", str(logs / "to-secret"), "0", "10"],
+                 [PERL, "-e", HELPER, "stat", str(logs / "to-outside" / "secret")],
+                 [PERL, "-e", HELPER, "list", str(logs / "to-outside")],
+                 [PERL, "-e", HELPER, "read", f"{logs}/../outside/secret", "0", "10"],
+                 [PERL, "-e", HELPER, "list", f"{logs}/.."]):
+        r = wrap(argv, "--files", str(logs))
+        assert r.returncode == 126 and "the helper on a path outside --files" in r.stderr, (argv, r.stderr)
+    # a --files directory reached through a link, a path spelt with // and ./: the real place counts
+    for files, path in ((str(tmp_path / "link-to-logs"), str(logs / "dsmserv.log")),
+                        (str(logs), f"{logs}//./dsmserv.log"),
+                        (str(logs), str(tmp_path / "link-to-logs" / "dsmserv.log"))):
+        r = wrap([PERL, "-e", HELPER, "read", path, "0", "10"], "--files", files)
+        assert (r.returncode, r.stdout) == (0, b"ok\n".hex()), (files, path, r.stderr)
+    # a file not there yet is asked about where it would be (the helper answers "missing")
+    r = wrap([PERL, "-e", HELPER, "stat", str(logs / "not-yet.log")], "--files", str(logs))
+    assert r.returncode == 2 and r.stderr.splitlines()[0] == "missing"
+
+
+def _cpu_limited(seconds):
+    import resource
+    return lambda: resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+
+
+@pytest.mark.parametrize("raw", [
+    " ".join(ENV_PREFIX) + " /usr/bin/vmstat " + "a" * 65000 + "$",         # one unquotable word
+    " ".join(ENV_PREFIX) + " /usr/bin/vmstat " + "'a'" * 21000 + "'",       # quotes that never close
+    " ".join(ENV_PREFIX) + " " + "a " * 32000 + "$",
+])
+def test_a_long_hostile_line_is_refused_in_linear_time(raw):
+    """The parse is one pass: a 64 KiB line costs the LPAR milliseconds. The old parse took
+    25.6 s of CPU on the first line; here the wrapper runs under a 2 s CPU limit, so a parse
+    that is quadratic again dies of SIGXCPU instead of answering."""
+    e = {"PATH": "/usr/bin:/bin", "SSH_ORIGINAL_COMMAND": raw}
+    r = subprocess.run(["/usr/bin/perl", str(WRAPPER)], capture_output=True, text=True, env=e, timeout=60,
+                       preexec_fn=_cpu_limited(2))
+    assert r.returncode == 126 and "not an argv quoted for a POSIX shell" in r.stderr, (r.returncode, r.stderr[:200])
+
+
+def _gone(pid) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    with open(f"/proc/{pid}/stat") as f:   # (a zombie waiting for its parent has ended too)
+        return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def _hanging_command(commands):
+    """svmon -G as a stand-in that starts a grandchild and hangs: both write their PIDs."""
+    exe = commands / "usr" / "bin" / "svmon"
+    exe.write_text(f'#!/bin/sh\n/bin/sleep 300 &\necho "$$ $!" > {commands}/pids\nexec /bin/sleep 300\n')
+    return [f"{commands}/usr/bin/svmon", "-G"]
+
+
+def _pids(commands):
+    import time
+    for _ in range(200):
+        f = commands / "pids"
+        if f.exists() and len(f.read_text().split()) == 2:
+            return [int(p) for p in f.read_text().split()]
+        time.sleep(0.05)
+    raise AssertionError("the stand-in never started")
+
+
+def _until(cond, seconds=10.0):
+    import time
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+def test_the_time_limit_ends_the_whole_process_group(commands):
+    argv = _hanging_command(commands)
+    r = wrap(argv, "--root", str(commands), "--timeout", "1")
+    assert r.returncode == 137, r.stderr
+    assert "ended at the time limit: process group killed" in r.stderr
+    assert _until(lambda: all(_gone(p) for p in _pids(commands))), "a child outlived the wrapper's time limit"
+
+
+@pytest.mark.parametrize("how", ["channel closed", "SIGHUP", "SIGTERM"])
+def test_the_command_ends_with_its_session(commands, how):
+    """sshd closes the session's pipes when the exporter closes the channel or the connection
+    drops, and signals the wrapper on a signal request: each ends the command's group at once."""
+    import signal
+    argv = _hanging_command(commands)
+    e = {"PATH": "/usr/bin:/bin", "SSH_ORIGINAL_COMMAND": shlex.join([*ENV_PREFIX, *argv])}
+    proc = subprocess.Popen(["/usr/bin/perl", str(WRAPPER), "--root", str(commands)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=e)
+    try:
+        pids = _pids(commands)
+        if how == "channel closed":
+            proc.stdout.close()
+        else:
+            proc.send_signal(getattr(signal, how))
+        proc.wait(10)   # (its exit status goes nowhere: the session is gone)
+        assert _until(lambda: all(_gone(p) for p in pids)), f"the command outlived its session ({how})"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_an_interval_command_may_take_its_interval_beyond_the_limit(commands):
+    """The limit is --timeout beyond what the command takes by design: vmstat -w -l 2 2 runs
+    4 s by design, so under --timeout 1 it still ends by itself."""
+    exe = commands / "usr" / "bin" / "vmstat"
+    exe.write_text('#!/bin/sh\n/bin/sleep 3\necho done\n')
+    r = wrap([f"{commands}/usr/bin/vmstat", "-w", "-l", "2", "2"], "--root", str(commands), "--timeout", "1")
+    assert (r.returncode, r.stdout) == (0, "done\n"), r.stderr
+    r = wrap([f"{commands}/usr/bin/svmon", "-G"], "--root", str(commands), "--timeout", "1")
+    assert r.returncode == 0   # (svmon's stand-in answers at once)
+    exe = commands / "usr" / "bin" / "svmon"
+    exe.write_text('#!/bin/sh\n/bin/sleep 3\necho done\n')
+    assert wrap([f"{commands}/usr/bin/svmon", "-G"], "--root", str(commands), "--timeout", "1").returncode == 137
+
+
+def decide(lines, *options):
+    """The wrapper's answers to many command lines at once (its --decide mode, which only
+    authorized_keys can turn on): [(allowed, CPU seconds, reason or limit)]."""
+    r = subprocess.run(["/usr/bin/perl", str(WRAPPER), "--decide", *options], input="".join(f"{x}\0" for x in lines),
+                       capture_output=True, text=True, timeout=600, env={"PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr
+    out = [line.split(" ", 2) for line in r.stdout.splitlines()]
+    assert len(out) == len(lines)
+    return [(a == "allow", float(cpu), why) for a, cpu, why in out]
+
+
+def test_ten_thousand_mutations_of_the_table_are_refused_unless_they_are_in_it(tmp_path):
+    """The property of item 1: 10,000 command lines made from the ones the source sends by
+    appending, inserting, replacing, dropping, doubling and swapping words, Perl switches,
+    shell syntax in the text, paths with .., // and symlinks leading out. Each is refused unless
+    the oracle (written apart, tests/lib/wrapper_mutations.py) finds it in the table."""
+    from tests.lib.wrapper_mutations import expected, helper_argvs, make_files, mutations, table_argvs
+    files = make_files(str(tmp_path))
+    bases = [shlex.join([*ENV_PREFIX, *a]) for a in table_argvs() + helper_argvs(files)]
+    assert all(allowed for allowed, _, _ in decide(bases, "--files", files)), "a command the source sends is refused"
+    lines = mutations(10_000, 57, files)
+    want = [expected(line, files) for line in lines]
+    got = decide(lines, "--files", files)
+    wrong = [(line, w, g[2]) for line, w, g in zip(lines, want, got) if g[0] != w]
+    assert not wrong, f"{len(wrong)} answers differ from the oracle, e.g. {wrong[:3]}"
+    refused = want.count(False)
+    assert refused > 9000 and len(set(lines)) > 5000, (refused, len(set(lines)))   # (the generator mutates)

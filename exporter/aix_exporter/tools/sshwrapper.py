@@ -10,14 +10,21 @@ base, ``perl.rte``: one file to copy, nothing to install). In the monitoring use
     no-pty,no-port-forwarding,no-agent-forwarding,no-X11-forwarding ssh-ed25519 AAAA... aix_exporter
 
 It reads ``SSH_ORIGINAL_COMMAND`` as the ssh source sends it (the argv quoted for a POSIX shell
-by ``shlex.join``, behind ``/usr/bin/env LC_ALL=C LANG=C PATH=...``), parses it into the same
-argv without a shell, and runs it only when it is one of the command table's, as the table builds
-it from any valid configuration (intervals, PIDs, vmo tunables, the TSM administrator and
-hours), or the log and splat helper (``sources/remotelog.py``) on a path under a ``--files``
-directory. Everything else is refused with one line on standard error and exit status 126.
-The command runs with ``LC_ALL=C``, the table's PATH, standard input passed on (dsmadmc's
-password), killed after ``--timeout`` seconds; its CPU time is reported on standard error as
-``aix-exporter-cpu: USER SYS`` for the exporter's cost metrics.
+by ``shlex.join``, behind ``/usr/bin/env LC_ALL=C LANG=C PATH=...``), after a length cap, parses
+it into the same argv in one pass without a shell, and runs it only when it is exactly one of the
+command table's, as the table builds it from any valid configuration (intervals, PIDs, vmo
+tunables, the TSM administrator and hours), or the log and splat helper
+(``sources/remotelog.py``) in its one fixed form: ``/usr/bin/perl -e HELPER VERB ARGS`` with
+exactly the words the verb takes (nothing before the verb, nothing after its words), each path
+resolved to its real place (symlinks followed) and refused unless that lies under a ``--files``
+directory, each number and hex string checked. Everything else is refused with one line on
+standard error and exit status 126. The command runs with ``LC_ALL=C``, the table's PATH,
+standard input passed on (dsmadmc's password), in a process group of its own that is killed
+when the session ends (sshd closes the session's output when the exporter closes the channel
+or the connection drops; sshd's signals), and at the command's time limit: ``--timeout``
+seconds beyond what the command takes by design (vmstat's and iostat's intervals). Its CPU
+time is reported on standard error as ``aix-exporter-cpu: USER SYS`` for the exporter's cost
+metrics.
 
 The patterns are made here from the command table (``commands.TABLE``) with sentinel settings
 whose places become the patterns the configuration's own validation allows, so a command added
@@ -26,7 +33,10 @@ that the shipped file is this module's output.
 
 Options (in ``authorized_keys``): ``--files DIR`` (repeatable: the activity log's and the splat
 reports' directories), ``--dsmadmc PATH`` (tsm.dsmadmc_binary, default /usr/bin/dsmadmc),
-``--timeout SECONDS`` (default 1200), ``--root DIR`` (the commands under DIR: stand-ins, tests).
+``--timeout SECONDS`` (default 60, beyond the command's intervals: at least the exporter's
+command_timeout_seconds), ``--root DIR`` (the commands under DIR: stand-ins, tests). ``--decide`` (tests
+and benches only) reads command lines from standard input, each ended by NUL, and answers each with
+``allow|refuse CPU-SECONDS REASON``, running nothing.
 """
 from __future__ import annotations
 
@@ -57,16 +67,18 @@ def _sentinel_settings() -> Settings:
 
 
 def patterns() -> list:
-    """One regular expression per command of the table (over its argv joined by NUL), with
-    @ROOT@ before the executable and @DSMADMC@ for dsmadmc, filled in by the wrapper at run time."""
+    """(pattern, factor) per command of the table: a regular expression over its argv joined by
+    NUL, with @ROOT@ before the executable and @DSMADMC@ for dsmadmc (filled in by the wrapper at
+    run time), and for a command that takes an interval the seconds it runs by design per second
+    of the interval, which the pattern captures as its first group (0 for the others)."""
     s = _sentinel_settings()
-    argvs = [["/usr/bin/ps", "-e", "-o", "pid=", "-o", "comm="]]   # process discovery (sources/processes.py)
+    rows: list = [(["/usr/bin/ps", "-e", "-o", "pid=", "-o", "comm="], None)]   # process discovery (sources/processes.py)
     for c in TABLE:
         if c.argv is None:
             continue
-        argvs.append(c.argv(s, [PID]) if c.fetch in ("processes", "per_process") else c.argv(s))
-    out = []
-    for argv in argvs:
+        rows.append((c.argv(s, [PID]) if c.fetch in ("processes", "per_process") else c.argv(s), c.runs_for))
+    out = set()
+    for argv, runs_for in rows:
         if argv[0] == DSMADMC:
             head = "@DSMADMC@"
         else:
@@ -75,10 +87,15 @@ def patterns() -> list:
         # repeated groups: vmo's "-L TUNABLE" pairs and the PIDs, one or more of each
         pattern = pattern.replace(SEP + re.escape("-L") + SEP + TUNABLE, f"(?:{SEP}{re.escape('-L')}{SEP}[a-z0-9_%]{{1,64}})+")
         pattern = pattern.replace(SEP + PID, f"(?:{SEP}[0-9]{{1,10}})+")
+        factor = 0
+        if runs_for is not None:   # the interval, captured: the wrapper's limit grows with it
+            assert pattern.count(NUMBER) == 1, argv
+            factor = runs_for(s) // int(NUMBER)
+            pattern = pattern.replace(NUMBER, f"({PATTERNS[NUMBER]})")
         for sentinel, allowed in PATTERNS.items():
             pattern = pattern.replace(sentinel, allowed)
-        out.append(pattern)
-    return sorted(set(out))
+        out.add((pattern, factor))
+    return sorted(out)
 
 
 def _perl_string(text: str) -> str:
@@ -91,8 +108,11 @@ TEMPLATE = r"""#!/usr/bin/perl
 # Generated by: python3 -m aix_exporter.tools.sshwrapper (do not edit; docs/ssh.md)
 use strict;
 use warnings;
+use Cwd ();
+use IO::Poll qw(POLLOUT POLLERR POLLHUP POLLNVAL);
 use POSIX ();
 
+# [pattern over the argv joined by NUL, seconds the command takes by design per captured interval]
 my @PATTERNS = (
 @PATTERNS@
 );
@@ -100,79 +120,163 @@ my $HELPER = @HELPER@;
 my $PERL = @PERL@;
 my @PREFIX = (@PREFIX@);
 my %ENVIRONMENT = (@ENVIRONMENT@);
+# the helper's verbs: the words each takes after it (p: a path under --files, n: a number, x: hex)
+my %VERBS = (time => '', stat => 'p', list => 'p', read => 'pnn', rfind => 'pxn');
+my $MAX_LINE = 65536;
 
-sub refuse { print STDERR "aix-exporter-ssh-wrapper: refused: $_[0]\n"; exit 126; }
+sub printable { (my $t = $_[0]) =~ s/([^\x20-\x7e])/sprintf('\\x%02x', ord $1)/ge; return substr($t, 0, 300); }
+sub refuse { print STDERR "aix-exporter-ssh-wrapper: refused: ", printable($_[0]), "\n"; exit 126; }
 
-my ($root, $dsmadmc, $timeout, @files) = ('', '/usr/bin/dsmadmc', 1200);
+my ($root, $dsmadmc, $timeout, $decide, @files) = ('', '/usr/bin/dsmadmc', 60, 0);
 while (@ARGV) {
     my $opt = shift @ARGV;
+    if ($opt eq '--decide') { $decide = 1; next; }
     my $value = shift @ARGV;
     defined $value or refuse("option $opt needs a value (in authorized_keys)");
     if ($opt eq '--root') { $root = $value; }
     elsif ($opt eq '--dsmadmc') { $dsmadmc = $value; }
     elsif ($opt eq '--timeout') { $value =~ /\A[0-9]{1,5}\z/ or refuse("--timeout $value"); $timeout = $value; }
-    elsif ($opt eq '--files') { $value =~ m{\A/} or refuse("--files $value is not an absolute path"); push @files, $value; }
+    elsif ($opt eq '--files') {
+        $value =~ m{\A/} or refuse("--files $value is not an absolute path");
+        my $real = Cwd::realpath($value);   # (a directory not there yet allows nothing)
+        push @files, $real if defined $real && -d $real;
+    }
     else { refuse("unknown option $opt (in authorized_keys)"); }
 }
 
-my $line = $ENV{SSH_ORIGINAL_COMMAND};
-defined $line or refuse("no command (an interactive login or a subsystem)");
-length($line) <= 65536 or refuse("a command line of more than 65536 bytes");
-my @argv;
-my $rest = $line;
-while (length $rest) {
-    $rest =~ s/\A((?:[A-Za-z0-9_\@%+=:,.\/-]+|'[^']*'|"'")+)(?: |\z)//
-        or refuse("not an argv quoted for a POSIX shell");
-    my ($w, $word) = ($1, '');
-    while ($w =~ /\G(?:([A-Za-z0-9_\@%+=:,.\/-]+)|'([^']*)'|"(')")/gc) {
-        $word .= defined $1 ? $1 : defined $2 ? $2 : $3;
+# The shell words of shlex.join, in one pass: bare safe characters, '...' and "'"; one space apart.
+sub words {
+    my ($line) = @_;
+    my @argv;
+    pos($line) = 0;
+    while (1) {
+        my ($word, $any) = ('', 0);
+        while (1) {
+            if ($line =~ /\G([A-Za-z0-9_\@%+=:,.\/-]+)/gc) { $word .= $1; }
+            elsif ($line =~ /\G'([^']*)'/gc) { $word .= $1; }
+            elsif ($line =~ /\G"'"/gc) { $word .= "'"; }
+            else { last; }
+            $any = 1;
+        }
+        $any or return (undef, "not an argv quoted for a POSIX shell");
+        push @argv, $word;
+        return (\@argv) if pos($line) == length $line;
+        ($line =~ /\G /gc && pos($line) < length $line) or return (undef, "not an argv quoted for a POSIX shell");
     }
-    push @argv, $word;
 }
-for my $i (0 .. $#PREFIX) {
-    (defined $argv[$i] && $argv[$i] eq $PREFIX[$i]) or refuse("not sent by aix_exporter (no LC_ALL=C prefix)");
-}
-splice @argv, 0, scalar @PREFIX;
-@argv or refuse("an empty command");
 
+# A path's real place (symlinks followed; a missing last name is taken as it is written, never . or ..)
+# when it lies under a --files directory, or undef.
 sub under_files {
     my ($path) = @_;
-    return 0 if $path !~ m{\A/} || $path =~ m{(?:\A|/)\.\.?(?:/|\z)};
-    for my $dir (@files) {
-        (my $d = $dir) =~ s{/+\z}{};
-        return 1 if $path eq $d || index($path, "$d/") == 0;
+    return undef if $path !~ m{\A/} || length($path) > 4096;
+    my $real = Cwd::realpath($path);
+    if (!defined $real || !-e $real) {
+        my ($dir, $name) = $path =~ m{\A(.*)/([^/]+)\z} or return undef;
+        return undef if $name eq '.' || $name eq '..';
+        my $parent = Cwd::realpath($dir eq '' ? '/' : $dir);
+        return undef unless defined $parent && -d $parent;
+        $real = ($parent eq '/' ? '' : $parent) . "/$name";
     }
-    return 0;
+    for my $d (@files) {
+        return $real if $real eq $d || index($real, $d eq '/' ? '/' : "$d/") == 0;
+    }
+    return undef;
 }
 
-my $allowed = 0;
-if ($argv[0] eq $PERL) {
-    (@argv >= 4 && $argv[1] eq '-e' && $argv[2] eq $HELPER) or refuse("$PERL with a program that is not aix_exporter's helper");
-    $allowed = $argv[3] eq 'time' || (defined $argv[4] && under_files($argv[4]))
-        or refuse("the helper on a path outside --files: " . ($argv[4] // ''));
-} else {
+# (argv to run, seconds it may take) or (undef, why)
+sub decide {
+    my ($line) = @_;
+    defined $line or return (undef, "no command (an interactive login or a subsystem)");
+    length($line) <= $MAX_LINE or return (undef, "a command line of more than $MAX_LINE bytes");
+    my ($argv, $why) = words($line);
+    $argv or return (undef, $why);
+    for my $i (0 .. $#PREFIX) {
+        (defined $argv->[$i] && $argv->[$i] eq $PREFIX[$i]) or return (undef, "not sent by aix_exporter (no LC_ALL=C prefix)");
+    }
+    my @argv = @$argv[scalar @PREFIX .. $#$argv];
+    @argv or return (undef, "an empty command");
+    if ($argv[0] eq $PERL) {
+        (@argv >= 4 && $argv[1] eq '-e' && $argv[2] eq $HELPER)
+            or return (undef, "$PERL with a program that is not aix_exporter's helper");
+        my $kinds = $VERBS{$argv[3]};
+        defined $kinds or return (undef, "the helper with an unknown operation");
+        @argv == 4 + length $kinds or return (undef, "the helper's $argv[3] with other arguments");
+        for my $i (0 .. length($kinds) - 1) {
+            my ($k, $a) = (substr($kinds, $i, 1), $argv[4 + $i]);
+            if ($k eq 'p') {
+                my $real = under_files($a);
+                defined $real or return (undef, "the helper on a path outside --files: $a");
+                $argv[4 + $i] = $real;
+            } elsif ($k eq 'n') {
+                $a =~ /\A[0-9]{1,18}\z/ or return (undef, "the helper's $argv[3] with a number that is not one");
+            } elsif ($a !~ /\A(?:[0-9a-f]{2}){0,4096}\z/) {
+                return (undef, "the helper's $argv[3] with text that is not hex");
+            }
+        }
+        return (\@argv, $timeout);
+    }
     my $joined = join("\0", @argv);
     my ($r, $d) = (quotemeta($root), quotemeta($root . $dsmadmc));
     for my $p (@PATTERNS) {
-        (my $q = $p) =~ s/\@ROOT\@/$r/g;
+        (my $q = $p->[0]) =~ s/\@ROOT\@/$r/g;
         $q =~ s/\@DSMADMC\@/$d/g;
-        if ($joined =~ /\A(?:$q)\z/s) { $allowed = 1; last; }
+        if ($joined =~ /\A(?:$q)\z/s) {
+            return (\@argv, $timeout + ($p->[1] && defined $1 ? $p->[1] * $1 : 0));
+        }
     }
-    $allowed or refuse("$argv[0] with these arguments is not in aix_exporter's command table");
+    return (undef, "$argv[0] with these arguments is not in aix_exporter's command table");
 }
 
+if ($decide) {   # (tests: command lines on standard input, NUL after each; an answer a line, its CPU seconds)
+    require Time::HiRes;
+    local $/ = "\0";
+    $| = 1;
+    while (my $line = <STDIN>) {
+        chomp $line;
+        my $t0 = Time::HiRes::clock();
+        my ($argv, $why) = decide($line);
+        printf "%s %.6f %s\n", $argv ? 'allow' : 'refuse', Time::HiRes::clock() - $t0, printable($why);
+    }
+    exit 0;
+}
+
+my ($argv, $limit) = decide($ENV{SSH_ORIGINAL_COMMAND});
+$argv or refuse($limit);
+my @argv = @$argv;
+
+# The command runs in a process group of its own, and the group ends with the session: at the
+# time limit, when sshd signals the wrapper, and when the session's channel is gone (its
+# standard output closed), whichever comes first. Nothing of ours outlives the session.
 my $pid = fork();
 defined $pid or refuse("cannot fork: $!");
 if ($pid == 0) {
+    POSIX::setpgid(0, 0);
     %ENV = %ENVIRONMENT;
     exec { $argv[0] } @argv or do { print STDERR "$argv[0]: $!\n"; POSIX::_exit(127); };
 }
-local $SIG{ALRM} = sub { kill 'KILL', $pid; };
-alarm $timeout;
-waitpid($pid, 0);
-my $status = $?;
-alarm 0;
+POSIX::setpgid($pid, $pid);   # (both sides: the group exists before either goes on)
+my $ended = '';
+sub end_group { kill 'KILL', -$pid; kill 'KILL', $pid; }
+$SIG{$_} = sub { $ended = $_[0]; end_group(); } for qw(HUP TERM INT PIPE);
+$SIG{CHLD} = sub { };   # (a child's end cuts the wait below short)
+my $poll = IO::Poll->new;
+$poll->mask(\*STDOUT => POLLOUT);
+my $deadline = time + $limit;
+my $status;
+while (1) {
+    my $got = waitpid($pid, POSIX::WNOHANG());
+    if ($got == $pid || $got < 0) { $status = $?; last; }
+    if (time >= $deadline) { $ended ||= 'time limit'; end_group(); }
+    $poll->poll(0);
+    if (!$ended && $poll->events(\*STDOUT) & (POLLERR | POLLHUP | POLLNVAL)) { $ended = 'session closed'; end_group(); }
+    select(undef, undef, undef, 0.2);
+}
+kill 'KILL', -$pid;   # what the command left behind in its group
 my (undef, undef, $cuser, $csys) = times;
+local $SIG{PIPE} = 'IGNORE';
+print STDERR "aix-exporter-ssh-wrapper: ended at the $ended: process group killed\n"
+    if $ended eq 'time limit';
 printf STDERR "aix-exporter-cpu: %.3f %.3f\n", $cuser, $csys;
 exit($status & 127 ? 128 + ($status & 127) : $status >> 8);
 """
@@ -180,7 +284,7 @@ exit($status & 127 ? 128 + ($status & 127) : $status >> 8);
 
 def render() -> str:
     env = dict(a.split("=", 1) for a in ENV_PREFIX[1:])
-    return (TEMPLATE.replace("@PATTERNS@", ",\n".join("    " + _perl_string(p) for p in patterns()))
+    return (TEMPLATE.replace("@PATTERNS@", ",\n".join(f"    [{_perl_string(p)}, {f}]" for p, f in patterns()))
             .replace("@HELPER@", _perl_string(HELPER)).replace("@PERL@", _perl_string(PERL))
             .replace("@PREFIX@", ", ".join(_perl_string(a) for a in ENV_PREFIX))
             .replace("@ENVIRONMENT@", ", ".join(f"{k} => {_perl_string(v)}" for k, v in env.items())))
