@@ -200,19 +200,28 @@ def _cpu_limited(seconds):
     return lambda: resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
 
 
-@pytest.mark.parametrize("raw", [
-    " ".join(ENV_PREFIX) + " /usr/bin/vmstat " + "a" * 65000 + "$",         # one unquotable word
-    " ".join(ENV_PREFIX) + " /usr/bin/vmstat " + "'a'" * 21000 + "'",       # quotes that never close
-    " ".join(ENV_PREFIX) + " " + "a " * 32000 + "$",
+@pytest.mark.parametrize("raw, why", [
+    (" ".join(ENV_PREFIX) + " /usr/bin/vmstat " + "a" * 65000 + "$", "not an argv quoted for a POSIX shell"),
+    (" ".join(ENV_PREFIX) + " /usr/bin/vmstat " + "'a'" * 21000 + "'", "more than 512 quotes"),
+    (" ".join(ENV_PREFIX) + " /usr/bin/vmstat " + "'a'" * 170 + "'", "not an argv quoted for a POSIX shell"),
+    (" ".join(ENV_PREFIX) + " " + "a " * 32000 + "$", "more than 2048 words"),
+    (" ".join(ENV_PREFIX) + " /usr/bin/ps eww" + " 1" * 2043, "more than 2048 words"),
+    (" ".join(ENV_PREFIX) + " /usr/bin/vmstat " + "a" * 70000, "a command line of more than 65536 bytes"),
 ])
-def test_a_long_hostile_line_is_refused_in_linear_time(raw):
+def test_a_long_hostile_line_is_refused_in_linear_time(raw, why):
     """The parse is one pass: a 64 KiB line costs the LPAR milliseconds. The old parse took
     25.6 s of CPU on the first line; here the wrapper runs under a 2 s CPU limit, so a parse
     that is quadratic again dies of SIGXCPU instead of answering."""
     e = {"PATH": "/usr/bin:/bin", "SSH_ORIGINAL_COMMAND": raw}
     r = subprocess.run(["/usr/bin/perl", str(WRAPPER)], capture_output=True, text=True, env=e, timeout=60,
                        preexec_fn=_cpu_limited(2))
-    assert r.returncode == 126 and "not an argv quoted for a POSIX shell" in r.stderr, (r.returncode, r.stderr[:200])
+    assert r.returncode == 126 and why in r.stderr, (r.returncode, r.stderr[:200])
+
+
+def test_the_longest_line_the_table_makes_still_runs(commands):
+    pids = [str(p) for p in range(1000, 2000)]   # process.max_processes at its bound
+    r = wrap([f"{commands}/usr/bin/ps", "eww", *pids], "--root", str(commands))
+    assert r.returncode == 0 and r.stdout == f"ran {commands}/usr/bin/ps eww {' '.join(pids)}\n", r.stderr
 
 
 def _gone(pid) -> bool:

@@ -122,7 +122,9 @@ my @PREFIX = (@PREFIX@);
 my %ENVIRONMENT = (@ENVIRONMENT@);
 # the helper's verbs: the words each takes after it (p: a path under --files, n: a number, x: hex)
 my %VERBS = (time => '', stat => 'p', list => 'p', read => 'pnn', rfind => 'pxn');
-my $MAX_LINE = 65536;
+# bounds checked before the parse, each in one pass (tr): the parse's cost is linear and small.
+# The table's longest line: ps eww with process.max_processes (1,000) PIDs; the helper's quotes: 50.
+my ($MAX_LINE, $MAX_WORDS, $MAX_QUOTES) = (65536, 2048, 512);
 
 sub printable { (my $t = $_[0]) =~ s/([^\x20-\x7e])/sprintf('\\x%02x', ord $1)/ge; return substr($t, 0, 300); }
 sub refuse { print STDERR "aix-exporter-ssh-wrapper: refused: ", printable($_[0]), "\n"; exit 126; }
@@ -147,6 +149,8 @@ while (@ARGV) {
 # The shell words of shlex.join, in one pass: bare safe characters, '...' and "'"; one space apart.
 sub words {
     my ($line) = @_;
+    ($line =~ tr/ //) < $MAX_WORDS or return (undef, "more than $MAX_WORDS words");
+    ($line =~ tr/'"//) <= $MAX_QUOTES or return (undef, "more than $MAX_QUOTES quotes");
     my @argv;
     pos($line) = 0;
     while (1) {
