@@ -284,6 +284,76 @@ def test_a_hung_command_and_its_children_end_on_the_lpar_with_the_channel(tmp_pa
     src.close()
 
 
+def _running(path: str) -> list:
+    """PIDs of the processes on this host (the "LPAR") whose command line names ``path``."""
+    import os
+    out = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if path.encode() in f.read():
+                    out.append(int(pid))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def test_a_dsmadmc_that_never_answers_never_darkens_the_lpar(tmp_path, sshd):
+    """Issue 57, item 2, with the real sshd and the shipped wrapper: dsmadmc hangs (the TSM
+    server is down) and the target is probed every 3 s for 45 s. The other collectors succeed
+    on every probe, no more than one dsmadmc ever runs on the LPAR, and after the exporter's
+    SIGTERM none is left within 5 s."""
+    cfg, _ = lpar(tmp_path, sshd)
+    forced_wrapper(sshd)
+    dsmadmc = sshd.dir / "root" / "usr" / "bin" / "dsmadmc"
+    dsmadmc.write_text("#!/bin/sh\nwhile :; do /bin/sleep 1; done\n")   # never answers, never exits
+    dsmadmc.chmod(0o755)
+    most, seen, stop_watch = [0], [], threading.Event()
+
+    def watch():
+        while not stop_watch.is_set():
+            n = len(_running(str(dsmadmc)))
+            most[0] = max(most[0], n)
+            seen.append(n)
+            time.sleep(0.2)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    proc, url = serve(cfg)
+    failed = []
+    try:
+        until_background_ran(url, cfg)
+        headers = {"X-Prometheus-Scrape-Timeout-Seconds": "2.5"}
+        end = time.monotonic() + 45
+        probes = 0
+        while time.monotonic() < end:
+            req = urllib.request.Request(f"{url}/probe?target=lpar01", headers=headers)
+            with urllib.request.urlopen(req, timeout=30) as r:
+                out = r.read().decode()
+            probes += 1
+            for c in ("vmstat", "vmstat_v", "vmstat_s", "memory", "process", "ldr_cntrl", "vmo", "aso", "splat", "tape",
+                      "tsm"):
+                if f'aix_exporter_collector_success{{collector="{c}"}} 1.0' not in out:
+                    failed.append((probes, c))
+            assert 'aix_exporter_collector_success{collector="tsm_server"} 0.0' in out
+            time.sleep(3)
+        assert _running(str(dsmadmc)), "dsmadmc was never running: the test tests nothing"
+    finally:
+        stop(proc)   # SIGTERM
+        stopped = time.monotonic()
+        left = _running(str(dsmadmc))
+        while left and time.monotonic() - stopped < 5:
+            time.sleep(0.1)
+            left = _running(str(dsmadmc))
+        stop_watch.set()
+        watcher.join()
+    err = (cfg.parent / "exporter.log").read_text()
+    assert probes >= 10
+    assert not failed, (failed[:5], err[-3000:])
+    assert most[0] == 1, (most[0], err[-3000:])
+    assert not left, f"dsmadmc still running on the LPAR 5 s after the exporter's SIGTERM: {left}"
+
+
 def rotation_cases():
     """The local tail's test cases (tests/unit/test_logtail.py) that need only files, a clock
     and monkeypatch: each runs again here with the files on the LPAR, read over SSH."""

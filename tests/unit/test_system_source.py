@@ -279,3 +279,47 @@ def test_a_failure_joins_its_stderr_pieces_and_replaces_bytes_that_are_not_utf8(
 
 def test_output_is_still_taken_for_a_second_after_the_command_exited():
     assert system.AFTER_EXIT_SECONDS == 1.0
+
+
+def test_one_dsmadmc_at_a_time_and_none_after_one_timed_out(tmp_path):
+    """A TSM server that does not answer costs one dsmadmc session at a time (issue 57, item 2):
+    callers take turns, and after a timeout none is started for command_timeout_seconds."""
+    import threading
+    from aix_exporter.sources import TimedOut
+    log = tmp_path / "starts"
+    dsmadmc = tmp_path / "dsmadmc"
+    dsmadmc.write_text(f"#!/bin/sh\necho start >> {log}\n/bin/sleep 30\n")
+    dsmadmc.chmod(0o755)
+    s = Settings()
+    s.command_timeout_seconds = 1
+    src = SystemSource(s)
+    errors = []
+
+    def one():
+        try:
+            src.dsmadmc([str(dsmadmc), "q", "mount"], 1.0)
+        except SourceError as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert log.read_text() == "start\n"   # the other two waited their turn, then found the server silent
+    assert sum(isinstance(e, TimedOut) for e in errors) == 1 and len(errors) == 3
+    # (a waiter finds the server silent, or its own deadline passed while the first one ran)
+    assert all(": not started: " in str(e) for e in errors if not isinstance(e, TimedOut))
+    time.sleep(1.1)   # the quiet second is over: asked again, once
+    with pytest.raises(TimedOut):
+        src.dsmadmc([str(dsmadmc), "q", "mount"], 1.0)
+    assert log.read_text() == "start\nstart\n"
+
+
+def test_a_dsmadmc_that_answers_leaves_the_lane_open(tmp_path):
+    dsmadmc = tmp_path / "dsmadmc"
+    dsmadmc.write_text("#!/bin/sh\nread pw\necho \"got $pw\"\n")
+    dsmadmc.chmod(0o755)
+    src = SystemSource(Settings())
+    for _ in range(3):
+        assert src.dsmadmc([str(dsmadmc)], 5, b"secret\n") == "got secret\n"

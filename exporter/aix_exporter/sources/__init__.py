@@ -28,6 +28,10 @@ class CommandFailed(SourceError):
         self.output, self.stderr = output, stderr
 
 
+class TimedOut(SourceError):
+    """A command ran past its deadline and was ended (its process group, or its channel)."""
+
+
 class NotRunning(SourceError):
     """None of the monitored processes runs: no data, and not a failure."""
 

@@ -42,7 +42,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from . import CommandFailed, SourceError
+from . import CommandFailed, SourceError, TimedOut
 from .system import _STDERR_KEPT, ENV, MAX_OUTPUT, SystemSource, redact
 
 _SPEC = re.compile(r"^ssh://(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9_.:-]+?|\[[0-9A-Fa-f:.]+\])"
@@ -136,7 +136,7 @@ class Connection:
             rc, out, err = fut.result(timeout + self.target.connect_timeout_seconds + 5)
         except TimeoutError:   # (the coroutine's own deadline comes first; this is a last guard)
             fut.cancel()
-            raise SourceError(f"{self.target.address}: {shown}: timed out after {timeout:g}s") from None
+            raise TimedOut(f"{self.target.address}: {shown}: timed out after {timeout:g}s") from None
         if rc != 0:
             errtext = err.decode("utf-8", "replace")
             first = errtext.strip().splitlines()[:1]
@@ -231,7 +231,7 @@ class Connection:
                         await asyncio.sleep(0.1 * (attempt + 1))
                 raise AssertionError("unreachable")   # (the loop returns or raises)
         except asyncio.TimeoutError:
-            raise SourceError(f"{self.target.address}: {shown}: timed out after {timeout:g}s, channel closed") from None
+            raise TimedOut(f"{self.target.address}: {shown}: timed out after {timeout:g}s, channel closed") from None
         except asyncssh.ChannelOpenError as e:
             raise SourceError(f"{self.target.address}: {shown}: channel refused: {_one_line(e)}") from None
         except (OSError, asyncssh.Error) as e:

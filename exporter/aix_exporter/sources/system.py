@@ -23,7 +23,7 @@ from typing import Optional
 from ..commands import COMMANDS, TABLE
 from ..config import DSMADMC_PASSWORD_OPTION, Settings, password_mode_problem
 from ..redaction import redact as redact_text
-from . import CommandFailed, NotRunning, SourceError, open_regular, processes, splat_window
+from . import CommandFailed, NotRunning, SourceError, TimedOut, open_regular, processes, splat_window
 from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
 
 ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/bin:/usr/sbin:/bin:/sbin"}
@@ -175,7 +175,7 @@ def _communicate(proc, shown: str, timeout: float, max_output: int, stdin: Optio
         problem = f"timed out after {timeout:g}s, process group killed"
     if problem is not None:
         _kill_group(proc)
-        raise SourceError(f"{shown}: {problem}")
+        raise (TimedOut if problem.startswith("timed out") else SourceError)(f"{shown}: {problem}")
     proc.stdout.close()
     proc.stderr.close()
     if proc.returncode != 0:
@@ -205,6 +205,8 @@ class SystemSource:
     def __init__(self, settings: Optional[Settings] = None):
         self.settings = settings or Settings()
         self._report_time: dict = {}
+        self._dsmadmc_lane = threading.Lock()   # one dsmadmc of this source at a time
+        self._dsmadmc_quiet_until = 0.0          # after a dsmadmc timed out: none started until then
 
     def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
         """The runner every command of this source goes through (under command_root if set)."""
@@ -258,14 +260,36 @@ class SystemSource:
             return text
         if cmd.fetch == "log":
             raise SourceError(f"{key} is a log: read it with read_log")
-        stdin = self.password() if cmd.fetch == "dsmadmc" else None
         try:
-            return self.run(self.argv(key), self.timeout(key), stdin)
+            if cmd.fetch == "dsmadmc":
+                return self.dsmadmc(self.argv(key), self.timeout(key), self.password())
+            return self.run(self.argv(key), self.timeout(key))
         except CommandFailed as e:
             text = e.output + e.stderr
             if cmd.exit_ok_if and re.search(cmd.exit_ok_if, text):
                 return text   # a known answer despite the exit status (iostat -p: no tapes)
             raise
+
+    def dsmadmc(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
+        """Run one dsmadmc: at most one of this source (this LPAR) at a time, a second caller
+        waiting for its turn within its own deadline; and after one timed out (the TSM server
+        does not answer), none for command_timeout_seconds, so a hung server costs one session
+        at a time, never a pile of them."""
+        if not self._dsmadmc_lane.acquire(timeout=max(0.0, timeout)):
+            raise SourceError(f"{os.path.basename(argv[0])}: not started: another dsmadmc of this target ran "
+                              f"for the whole {timeout:g}s deadline")
+        try:
+            left = self._dsmadmc_quiet_until - time.monotonic()
+            if left > 0:
+                raise SourceError(f"{os.path.basename(argv[0])}: not started: the last dsmadmc timed out (the TSM server "
+                                  f"does not answer); the next is tried in {left:.0f}s")
+            try:
+                return self.run(argv, timeout) if stdin is None else self.run(argv, timeout, stdin)
+            except TimedOut:
+                self._dsmadmc_quiet_until = time.monotonic() + self.settings.command_timeout_seconds
+                raise
+        finally:
+            self._dsmadmc_lane.release()
 
     def _per_process(self, cmd) -> str:
         """One run per monitored process; the header line is kept once."""
@@ -291,5 +315,5 @@ class SystemSource:
         if tsm.actlog_file:
             return tail(tsm.actlog_file, position, start_at_end=True)
         if tsm.dsmadmc:
-            return dsmadmc_new_lines(self.run(list(tsm.dsmadmc), self.settings.command_timeout_seconds), position)
+            return dsmadmc_new_lines(self.dsmadmc(list(tsm.dsmadmc), self.settings.command_timeout_seconds), position)
         raise SourceError("tsm: neither tsm.actlog_file nor tsm.dsmadmc is configured")
