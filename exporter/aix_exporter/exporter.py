@@ -40,6 +40,16 @@ from .sources import NotRunning, SourceError
 log = logging.getLogger("aix_exporter")
 
 
+@dataclass(frozen=True)
+class Collection:
+    """What one collection did: whether it ran (or reused one younger than min_interval), the
+    collectors cut off by its deadline, and each collector's success as
+    aix_exporter_collector_success reports it (succeeded, not cut off, not stale)."""
+    ran: bool
+    cut: frozenset
+    success: dict
+
+
 @dataclass
 class Result:
     families: list = field(default_factory=list)
@@ -109,6 +119,28 @@ class Exporter:
         """Run every collector once, now (used by --once and tests)."""
         for c in self.collectors:
             self.run_collector(c)
+
+    def collect(self, deadline: float) -> Collection:
+        """Collect the on-scrape collectors under ``deadline`` seconds (or reuse a collection
+        younger than min_interval), and say how each collector fared."""
+        ran, cut = self._collect(deadline)
+        return Collection(ran, cut, self.current(cut))
+
+    def current(self, cut_off: frozenset = frozenset()) -> dict:
+        """{collector name: True when its last run succeeded, it was not cut off by this scrape's
+        deadline and its data is not older than its max age} (aix_exporter_collector_success)."""
+        now = self.clock()
+        with self._lock:
+            results = dict(self.results)
+        out = {}
+        for c in self.collectors:
+            r = results[c.name]
+            fresh = r.success and c.name not in cut_off
+            age_limit = self.max_age.get(c.name)
+            if fresh and c in self.background and age_limit is not None and now - r.finished_at > age_limit:
+                fresh = False  # never serve a stale value as current
+            out[c.name] = fresh
+        return out
 
     def scrape(self, deadline: float = 30.0) -> bool:
         """Run the on-scrape collectors concurrently, waiting at most `deadline` seconds.
@@ -214,7 +246,6 @@ class Exporter:
     def families(self, cut_off: frozenset = frozenset()) -> list:
         """Every fresh result, and the self metrics. ``cut_off``: collectors still running at
         this scrape's deadline, reported failed with none of their values."""
-        now = self.clock()
         out = []
         success = GaugeMetricFamily("aix_exporter_collector_success",
                                     "1 when the collector's last run succeeded and its data is current.",
@@ -225,12 +256,10 @@ class Exporter:
                                  "Unix time of the collector's last successful run.", labels=["collector"])
         with self._lock:
             results = dict(self.results)
+        current = self.current(cut_off)
         for c in self.collectors:
             r = results[c.name]
-            fresh = r.success and c.name not in cut_off
-            age_limit = self.max_age.get(c.name)
-            if fresh and c in self.background and age_limit is not None and now - r.finished_at > age_limit:
-                fresh = False  # never serve a stale value as current
+            fresh = current[c.name]
             if fresh:
                 out.extend(r.families)
             success.add_metric([c.name], 1.0 if fresh else 0.0)

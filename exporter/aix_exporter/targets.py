@@ -9,7 +9,12 @@ scrape's deadline and answers with that target's families, its collectors' healt
 * ``aix_exporter_probe_success``: 1 when every collector of the target succeeded in this probe;
 * ``aix_exporter_probe_duration_seconds``: how long the probe took, waiting for its turn included.
 
-At most ``probe.max_concurrent`` targets collect at once; a probe that cannot start before its
+Each target is its own lane (blackbox_exporter's prober per module, here per target): at most
+``probe.max_concurrent`` *targets* collect at once, and a probe of a target that is already
+collecting shares that target's turn and its collection (its collectors are never started
+twice; a probe within ``--collect.min-interval`` of the target's last collection is answered
+from it), so eight probes of one slow target hold one turn, not eight, and a flood of probes
+costs each LPAR at most one collection per interval. A probe that cannot get a turn before its
 deadline answers with success 0 rather than wait. One slow or unreachable target fails only its
 own probe: its commands have their deadlines, its connection its backoff, and no lock is shared
 with the other targets. ``/metrics`` keeps the exporter's own metrics.
@@ -40,7 +45,9 @@ class OwnMetricsOnly:
 class Fleet:
     def __init__(self, exporters: dict, max_concurrent: int = 8):
         self.exporters = exporters           # name -> Exporter
-        self._turns = threading.BoundedSemaphore(max_concurrent)
+        self._turns = threading.BoundedSemaphore(max_concurrent)   # one per target collecting
+        self._holding: dict = {}             # target name -> probes sharing its turn
+        self._holding_lock = threading.Lock()
         self._started: set = set()           # targets whose background collectors run
         self._start_lock = threading.Lock()
 
@@ -53,6 +60,27 @@ class Fleet:
                 return
             self._started.add(name)
         self.exporters[name].start_background()
+
+    def _enter(self, name: str, timeout: float) -> bool:
+        """Take a turn for target ``name``, or share the one it holds; False if none came in time."""
+        with self._holding_lock:
+            if self._holding.get(name):
+                self._holding[name] += 1
+                return True
+        if not self._turns.acquire(timeout=max(0.0, timeout)):
+            return False
+        with self._holding_lock:
+            self._holding[name] = self._holding.get(name, 0) + 1
+            if self._holding[name] > 1:   # another probe of it took a turn meanwhile: one is enough
+                self._turns.release()
+        return True
+
+    def _leave(self, name: str) -> None:
+        with self._holding_lock:
+            self._holding[name] -= 1
+            if not self._holding[name]:
+                del self._holding[name]
+                self._turns.release()
 
     def stop(self) -> None:
         for ex in self.exporters.values():
@@ -72,18 +100,18 @@ class Fleet:
             raise UnknownTarget(name)
         started = time.monotonic()
         self.start_background(name)
-        if not self._turns.acquire(timeout=max(0.0, deadline)):
+        if not self._enter(name, deadline):
             log.error("msg=probe not started: probe.max_concurrent targets were collecting until its deadline target=%s",
                       name)
             cut = frozenset(c.name for c in ex.on_scrape)
+            success = ex.current(cut)
         else:
             try:
-                _, cut = ex._collect(max(0.0, deadline - (time.monotonic() - started)))
+                collection = ex.collect(max(0.0, deadline - (time.monotonic() - started)))
             finally:
-                self._turns.release()
-        families = ex.families(cut)
-        health = next((f for f in families if f.name == "aix_exporter_collector_success"), None)
-        ok = health is not None and all(s.value == 1.0 for s in health.samples)
+                self._leave(name)
+            cut, success = collection.cut, collection.success
+        ok = bool(success) and all(success.values())
         body = encoder(ex.registry(cut, extra=probe_families(ok, time.monotonic() - started)))
         return gzip.compress(body, compresslevel=1) if gzipped else body
 

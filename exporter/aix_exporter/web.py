@@ -353,7 +353,10 @@ class Server:
         text = b"text/plain; charset=utf-8"
         if self.fleet is None:
             return 404, text, b"no targets configured (targets: in --config.file)\n", []
-        names = parse_qs(query, max_num_fields=8).get("target", [])
+        try:
+            names = parse_qs(query, max_num_fields=8).get("target", [])
+        except ValueError:   # (more than 8 fields: answered, never logged)
+            return 400, text, b"too many query parameters: /probe?target=NAME\n", []
         if len(names) != 1 or not names[0]:
             return 400, text, b"give one target: /probe?target=NAME\n", []
         if names[0] not in self.fleet.exporters:

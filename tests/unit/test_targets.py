@@ -193,6 +193,46 @@ def test_a_slow_target_fails_only_its_own_probe_and_probes_beyond_the_bound_wait
         slow.stop()
 
 
+def test_probes_of_one_slow_target_share_its_turn_and_never_take_a_healthy_targets():
+    """Issue 57, item 3: the bound counts targets, not probes. Eight probes of one slow target
+    at once hold one turn among two; probes of healthy targets meanwhile answer whole, 15 of 15."""
+    slow_src = Blocking()
+    slow = Exporter(slow_src, [MemoryCollector(Settings())], own_metrics=False)
+    healthy = {f"lpar{i:02d}": replay_exporter() for i in range(3)}
+    fleet = Fleet({"slow": slow, **healthy}, max_concurrent=2)
+    try:
+        probes = [threading.Thread(target=fleet.render, args=("slow", text, CTYPE, False, 4.0)) for _ in range(8)]
+        for t in probes:
+            t.start()
+        time.sleep(0.3)
+        assert fleet._holding == {"slow": 8}   # one turn, shared
+        answers = [fleet.render(name, text, CTYPE, False, 1.0).decode() for _ in range(5) for name in healthy]
+        assert sum("aix_exporter_probe_success 1.0" in a for a in answers) == 15
+        for t in probes:
+            t.join()
+        assert fleet._holding == {}
+        # and the turns come back: two targets may collect at once again
+        assert fleet._enter("lpar00", 0) and fleet._enter("lpar01", 0) and not fleet._enter("lpar02", 0.1)
+        fleet._leave("lpar00")
+        fleet._leave("lpar01")
+    finally:
+        slow_src.go.set()
+        slow.stop()
+
+
+def test_the_collection_says_each_collectors_success_as_the_exposition_does():
+    slow_src = Blocking()
+    ex = Exporter(slow_src, [MemoryCollector(Settings())], own_metrics=False)
+    try:
+        got = ex.collect(0.3)
+        assert got.ran and got.cut == frozenset({"memory"}) and got.success == {"memory": False}
+    finally:
+        slow_src.go.set()
+        ex.stop()
+    ok = replay_exporter().collect(5.0)
+    assert ok.ran and ok.cut == frozenset() and ok.success == {"memory": True, "vmstat_v": True}
+
+
 def test_without_targets_the_top_level_sections_are_unchanged():
     s = load(None)
     assert s.targets == [] and os.path.isabs(s.tsm.dsmadmc_binary)

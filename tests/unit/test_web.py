@@ -257,6 +257,38 @@ def test_each_kind_of_request_gets_its_status_headers_and_body(running):
         assert request(s, path="/other")[0] == 404
 
 
+class FakeFleet:
+    exporters = {"lpar01": None}
+
+    def __init__(self):
+        self.rendered = []
+
+    def render(self, name, encoder, ctype, gz, deadline):
+        self.rendered.append(name)
+        return b"aix_exporter_probe_success 1\n"
+
+
+def test_probe_is_behind_basic_auth_and_a_flood_of_parameters_gets_400_unlogged(running, caplog):
+    """Issue 57, item 3: /probe asks for the web config's basic auth as /metrics does (an
+    unauthenticated flood never reaches an LPAR), and a query of nine or more parameters is
+    answered 400 with no log line (it raised ValueError, logged once a request)."""
+    import logging
+    r = running(web_config=FakeWebConfig(users={"a": "hash"}))
+    r.server.fleet = FakeFleet()
+    with r.connect() as s:
+        assert request(s, path="/probe?target=lpar01")[0] == 401
+    assert r.server.fleet.rendered == []
+    auth = [("Authorization", "Basic YTpi")]
+    with r.connect() as s, caplog.at_level(logging.DEBUG, logger="aix_exporter"):
+        assert request(s, path="/probe?target=lpar01", headers=auth)[::2] == (200, b"aix_exporter_probe_success 1\n")
+        many = "/probe?target=lpar01" + "".join(f"&x{i}=1" for i in range(8))
+        for _ in range(50):
+            assert request(s, path=many, headers=auth)[::2] == (400, b"too many query parameters: /probe?target=NAME\n")
+        assert request(s, path="/probe?target=lpar01&target=lpar02", headers=auth)[0] == 400
+    assert r.server.fleet.rendered == ["lpar01"]
+    assert [rec.getMessage() for rec in caplog.records if rec.name == "aix_exporter"] == []
+
+
 def test_a_malformed_request_line_gets_400_and_a_close(running):
     r = running()
     with r.connect() as s:
