@@ -2,8 +2,14 @@
 or one JSON object a line (--log.format=json), as the Prometheus exporters write them.
 
 A message written as key=value pairs (``msg=...`` among them) is kept as its pairs; a value
-with blanks, quotes or ``=`` is quoted. Free text is the value of ``msg``. Every line has
-``ts`` (ISO 8601, UTC, milliseconds), ``level`` (lower case) and ``msg``.
+with blanks, quotes, ``=`` or control characters is quoted, its control characters escaped
+(``\n``, ``\x1b``). Free text is the value of ``msg``. Every line has ``ts`` (ISO 8601, UTC,
+milliseconds), ``level`` (lower case) and ``msg``.
+
+The keys come from our own text only: a record's pairs are read from its format string
+(``"msg=collection failed collector=%s error=%s"``) and each argument is put into its own
+value, so what an argument carries (a remote command's stderr, an activity-log line, an error
+text with `` pid=`` in it) stays data in its value and never makes a key of its own.
 """
 from __future__ import annotations
 
@@ -39,24 +45,49 @@ def pairs(message: str) -> list:
     return out
 
 
+_SPECIFIER = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?[diouxXeEfFgGcrsa%]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def record_pairs(record: logging.LogRecord) -> list:
+    """[(key, value)] of a record: the keys of its format string, each value formatted with its
+    own arguments; a record whose arguments do not fit its string is all ``msg``."""
+    args = record.args
+    if not args or not isinstance(args, tuple):
+        return pairs(record.getMessage())
+    left = list(args)
+    out = []
+    try:
+        for key, value in pairs(str(record.msg)):
+            n = sum(1 for m in _SPECIFIER.finditer(value) if m.group(0) != "%%")
+            if n or "%%" in value:
+                value, left = value % tuple(left[:n]), left[n:]
+            out.append((key, value))
+    except (TypeError, ValueError):
+        return [("msg", record.getMessage())]
+    return out if not left else [("msg", record.getMessage())]
+
+
 def _value(v: str) -> str:
-    if v and not re.search(r'[\s"=\\]', v):
+    if v and not re.search(r'[\s"=\\\x00-\x1f\x7f-\x9f]', v):
         return v
-    return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    v = v.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + _CONTROL.sub(lambda m: _ESCAPES.get(m.group(0), f"\\u{ord(m.group(0)):04x}"), v) + '"'
 
 
 def _ts(record: logging.LogRecord) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z"
 
 
-def _message(record: logging.LogRecord) -> str:
-    """The record's message with every secret hidden (redaction.redact): the last line of defence."""
-    return redact(record.getMessage())
+def _pairs(record: logging.LogRecord) -> list:
+    """The record's pairs with every secret hidden (redaction.redact): the last line of defence."""
+    return [(k, redact(v)) for k, v in record_pairs(record)]
 
 
 class LogfmtFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        items = [("ts", _ts(record)), ("level", record.levelname.lower())] + pairs(_message(record))
+        items = [("ts", _ts(record)), ("level", record.levelname.lower())] + _pairs(record)
         if record.exc_info:
             items.append(("error", redact(self.formatException(record.exc_info))))
         return " ".join(f"{k}={_value(v)}" for k, v in items)
@@ -65,7 +96,7 @@ class LogfmtFormatter(logging.Formatter):
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         out = {"ts": _ts(record), "level": record.levelname.lower()}
-        out.update(pairs(_message(record)))
+        out.update(_pairs(record))
         if record.exc_info:
             out["error"] = redact(self.formatException(record.exc_info))
         return json.dumps(out)

@@ -194,3 +194,22 @@ def test_a_value_with_a_line_break_stays_on_one_line():
     assert logfmt._value('say "x"\\') == '"say \\"x\\"\\\\"'
     assert logfmt._value("plain") == "plain" and logfmt._value("") == '""'
 
+
+
+def test_what_an_lpar_sends_stays_in_its_value_in_both_formats():
+    """Issue 57, item 6: a remote stderr or log line that looks like logfmt pairs, carries an
+    escape sequence or a newline, or an error text with ' pid=' in it, is data in its value:
+    no forged key, no raw control character, the line still one line."""
+    forged = 'no such file level=info msg=all-good collector=none ts=1970-01-01T00:00:00Z pid=1 \x1b[2J\nANR9999D x'
+    line = emit("logfmt", logging.ERROR, "msg=collection failed collector=%s command=%r error=%s", "tsm",
+                "dsmadmc query mount", forged)
+    assert "\n" not in line and "\x1b" not in line
+    got = parse(line)
+    assert set(got) == {"ts", "level", "msg", "collector", "command", "error"}
+    assert (got["level"], got["msg"], got["collector"], got["error"]) == ("error", "collection failed", "tsm", forged)
+    obj = json.loads(emit("json", logging.ERROR, "msg=collection failed collector=%s error=%s", "tsm", forged))
+    assert obj["error"] == forged and obj["level"] == "error" and set(obj) == {"ts", "level", "msg", "collector", "error"}
+    # an argument in the free text of msg, and a message without arguments, as before
+    assert parse(emit("logfmt", logging.INFO, "stopping on signal %d: draining scrapes in flight", 15))["msg"] == \
+        "stopping on signal 15: draining scrapes in flight"
+    assert parse(emit("logfmt", logging.INFO, "msg=50%% done key=value"))["key"] == "value"

@@ -323,3 +323,21 @@ def test_a_dsmadmc_that_answers_leaves_the_lane_open(tmp_path):
     src = SystemSource(Settings())
     for _ in range(3):
         assert src.dsmadmc([str(dsmadmc)], 5, b"secret\n") == "got secret\n"
+
+
+def test_a_dsmadmc_that_echoes_its_standard_input_never_shows_the_password(tmp_path):
+    """Issue 57, item 6: the password goes to dsmadmc's prompt; a dsmadmc (or a stand-in, or a
+    hostile LPAR) that echoes it on stderr or stdout and fails has it hidden in the error."""
+    from aix_exporter.sources import CommandFailed, TimedOut
+    dsmadmc = tmp_path / "dsmadmc"
+    dsmadmc.write_text('#!/bin/sh\nread pw\necho "ANS1017E Session rejected for $pw" >&2\necho "out $pw"\nexit 3\n')
+    dsmadmc.chmod(0o755)
+    src = SystemSource(Settings())
+    with pytest.raises(CommandFailed) as e:
+        src.dsmadmc([str(dsmadmc), "-id=monitor"], 5, b"S3cret-pw\n")
+    assert "S3cret-pw" not in f"{e.value}{e.value.output}{e.value.stderr}"
+    assert str(e.value).endswith("exit status 3: ANS1017E Session rejected for ***") and e.value.output == "out ***\n"
+    dsmadmc.write_text('#!/bin/sh\nread pw\necho "$pw" >&2\n/bin/sleep 30\n')
+    with pytest.raises(TimedOut) as e:
+        src.dsmadmc([str(dsmadmc), "-id=monitor"], 1, b"S3cret-pw\n")
+    assert "S3cret-pw" not in str(e.value)

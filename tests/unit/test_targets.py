@@ -14,7 +14,7 @@ from aix_exporter.exporter import Exporter
 from aix_exporter.exposition import text
 from aix_exporter.sources import SourceError
 from aix_exporter.sources.replay import ReplaySource
-from aix_exporter.sources.ssh import CPU_LINE, ENV_PREFIX, Connection, SshTarget, key_problem, parse_spec
+from aix_exporter.sources.ssh import CPU_LINE, ENV_PREFIX, Connection, SshTarget, cpu_report, key_problem, parse_spec
 from aix_exporter.targets import Fleet, UnknownTarget
 from tests.conftest import FIXTURES
 
@@ -69,6 +69,29 @@ def test_the_wrappers_cpu_report_is_read_and_taken_out_of_the_error_text():
     c._account("/usr/bin/svmon", None, 0.25)
     c._account("/usr/bin/vmstat", None, 1.0)
     assert c.command_costs() == {"svmon": (0.75, 0.75, 2), "vmstat": (None, 1.0, 1)}
+
+
+@pytest.mark.parametrize("err, cpu, left", [
+    (b"warning\naix-exporter-cpu: 0.250 0.500\n", 0.75, b"warning\n"),
+    (b"aix-exporter-cpu: 1.000 0.000\n", 1.0, b""),
+    # a forged line of another shape, or one that is not the last, is the command's own text
+    (b"aix-exporter-cpu: 1.2.3 0\n", None, b"aix-exporter-cpu: 1.2.3 0\n"),
+    (b"aix-exporter-cpu: 9 9\nno\n", None, b"aix-exporter-cpu: 9 9\nno\n"),
+    (b"aix-exporter-cpu: nan inf\n", None, b"aix-exporter-cpu: nan inf\n"),
+    (b"aix-exporter-cpu: 1e308 0\n", None, b"aix-exporter-cpu: 1e308 0\n"),
+    (b"xaix-exporter-cpu: 1 0\n", None, b"xaix-exporter-cpu: 1 0\n"),
+])
+def test_only_the_wrappers_own_last_line_is_its_cpu_report(err, cpu, left):
+    """Issue 57, item 6: the CPU line is parsed strictly; a bad one drops that figure and fails
+    nothing (it failed every collector of the LPAR with a ValueError)."""
+    assert cpu_report(err, err[-128:]) == (cpu, left)
+
+
+def test_the_cpu_report_is_found_after_a_long_stderr():
+    err = b"x" * 4096          # (the head kept, as _STDERR_KEPT cuts it)
+    tail = (b"y" * 5000 + b"\naix-exporter-cpu: 0.010 0.020\n")[-128:]
+    got, left = cpu_report(err, tail)
+    assert abs(got - 0.03) < 1e-9 and left == err
 
 
 def test_an_unreachable_target_backs_off_instead_of_connecting_for_each_command(tmp_path):

@@ -48,7 +48,10 @@ from .system import _STDERR_KEPT, ENV, MAX_OUTPUT, SystemSource, redact
 _SPEC = re.compile(r"^ssh://(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9_.:-]+?|\[[0-9A-Fa-f:.]+\])"
                    r"(?::(?P<port>\d{1,5}))?$")
 ENV_PREFIX = ["/usr/bin/env", *(f"{k}={ENV[k]}" for k in ("LC_ALL", "LANG", "PATH"))]
-CPU_LINE = re.compile(rb"^aix-exporter-cpu: ([0-9.]+) ([0-9.]+)\r?\n?", re.M)
+# the wrapper's last line on stderr, exactly as it prints it; any other line, or one of another
+# shape (a forged "aix-exporter-cpu: 1.2.3 0" from the command), is the command's own text
+CPU_LINE = re.compile(rb"(?:\A|\n)aix-exporter-cpu: ([0-9]{1,12}(?:\.[0-9]{1,6})?) ([0-9]{1,12}(?:\.[0-9]{1,6})?)\r?\n?\Z")
+_CPU_TAIL = 128   # bytes of stderr's end kept apart from its head: the wrapper's line is the last
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 60.0
 CHANNEL_TRIES = 3   # a refused channel is asked for again twice (0.1 s, 0.2 s later)
 log = logging.getLogger("aix_exporter")
@@ -252,13 +255,15 @@ class Connection:
                     proc.stdin.write_eof()
                 except (OSError, asyncssh.Error):
                     pass
-            out, err = bytearray(), bytearray()
+            out, err, tail = bytearray(), bytearray(), bytearray()
 
             async def drain(stream, buf, cap):
                 while True:
                     chunk = await stream.read(65536)
                     if not chunk:
                         return
+                    if buf is err:
+                        tail[:] = (tail + chunk)[-_CPU_TAIL:]
                     if len(buf) + len(chunk) > cap:
                         if buf is out:
                             raise SourceError(f"{self.target.address}: {shown}: printed more than {max_output} "
@@ -271,10 +276,9 @@ class Connection:
             rc = proc.exit_status if proc.exit_status is not None else 255
         finally:
             proc.close()
-        m = CPU_LINE.search(bytes(err))
-        if m:
-            self._account(shown.split(" ", 1)[0], float(m.group(1)) + float(m.group(2)), 0.0, run=False)
-            err = err[:m.start()] + err[m.end():]
+        cpu, err = cpu_report(bytes(err), bytes(tail))
+        if cpu is not None:
+            self._account(shown.split(" ", 1)[0], cpu, 0.0, run=False)
         return rc, bytes(out), bytes(err)
 
     def _account(self, path: str, cpu: Optional[float], wall: float, run: bool = True) -> None:
@@ -285,6 +289,19 @@ class Connection:
                 c[0] = (c[0] or 0.0) + cpu
             c[1] += wall
             c[2] += 1 if run else 0
+
+
+def cpu_report(err: bytes, tail: bytes) -> tuple:
+    """(the remote command's CPU seconds from the wrapper's last line, or None; stderr without
+    that line). ``tail``: stderr's last bytes (its head may have been cut at _STDERR_KEPT)."""
+    m = CPU_LINE.search(tail)
+    if not m:
+        return None, err
+    cpu = float(m.group(1)) + float(m.group(2))
+    line = m.group(0).lstrip(b"\n")
+    if err.endswith(line):
+        err = err[:len(err) - len(line)]
+    return cpu, err
 
 
 def asyncssh_devnull():

@@ -197,6 +197,18 @@ def _kill_group(proc) -> None:
     _reap(proc, 5)   # no zombie (SIGKILL of the group ends our child at once); its CPU counted
 
 
+def _without(error: SourceError, stdin: Optional[bytes]) -> SourceError:
+    """The error with the secret sent on standard input hidden in its text and output, wherever
+    the command echoed it (the same type, so callers tell a failure from a timeout as before)."""
+    secret = (stdin or b"").decode("utf-8", "replace").strip()
+    if len(secret) < 1 or secret not in f"{error}{getattr(error, 'output', '')}{getattr(error, 'stderr', '')}":
+        return error
+    hide = lambda text: text.replace(secret, "***")
+    if isinstance(error, CommandFailed):
+        return CommandFailed(hide(str(error)), hide(error.output), hide(error.stderr))
+    return type(error)(hide(str(error)))
+
+
 class SystemSource:
     name = "system"
     slow_keys = frozenset(c.key for c in TABLE if c.background)
@@ -285,9 +297,11 @@ class SystemSource:
                                   f"does not answer); the next is tried in {left:.0f}s")
             try:
                 return self.run(argv, timeout) if stdin is None else self.run(argv, timeout, stdin)
-            except TimedOut:
+            except TimedOut as e:
                 self._dsmadmc_quiet_until = time.monotonic() + self.settings.command_timeout_seconds
-                raise
+                raise _without(e, stdin) from None
+            except SourceError as e:   # (a dsmadmc that echoes its standard input: the password)
+                raise _without(e, stdin) from None
         finally:
             self._dsmadmc_lane.release()
 
