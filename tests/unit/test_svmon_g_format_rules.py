@@ -8,6 +8,9 @@ from aix_exporter.parsers import ParseError, svmon_g
 MEM = "               size       inuse        free         pin     virtual   mmode\n" \
       "memory     16777216    12400512     4376704     5226496     9871360     Ded\n"
 PG = "pg space     4194304       81920\n"   # the row every svmon -G table layout prints next
+# the pool rows every svmon -G of AIX 6.1 on prints last (a report with mmode or other without them was cut)
+PS = "PageSize   PoolSize       inuse        pgsp         pin     virtual\n" \
+     "s    4 KB          -    12400512       81920     5226496     9871360\n"
 SEGS = "               work        pers        clnt       other\n" \
        "pin         2011648           0           0      594432\n" \
        "in use      9871360           0     2529152\n"
@@ -56,7 +59,7 @@ def test_gb_and_mb_pagesize_rows_in_their_own_page_size():
 
 
 def test_memory_rows_modes_and_segments():
-    rec = svmon_g.parse(MEM + "pg space    4194304       81920\n\n" + SEGS)
+    rec = svmon_g.parse(MEM + "pg space    4194304       81920\n\n" + SEGS + PS)
     assert rec.mode == "Ded" and rec.memory["size"] == 16777216 * 4096 and rec.memory["free"] == 4376704 * 4096
     assert rec.segments == {"pin": {"work": 2011648 * 4096, "pers": 0, "clnt": 0, "other": 594432 * 4096},
                             "inuse": {"work": 9871360 * 4096, "pers": 0, "clnt": 2529152 * 4096}}
@@ -74,36 +77,36 @@ def test_memory_rows_modes_and_segments():
 
 def test_repeated_reports_the_last_is_current():
     second = MEM.replace("4376704", "4376000")
-    rec = svmon_g.parse(MEM + "pg space 4 1\n\n" + second + "pg space 8 2\n\nsize is a word here\n")
+    rec = svmon_g.parse(MEM + "pg space 4 1\n\n" + second + "pg space 8 2\n\nsize is a word here\n" + PS)
     assert rec.reports == 2 and rec.memory["free"] == 4376000 * 4096 and rec.paging_space == {"size": 8 * 4096,
                                                                                               "inuse": 2 * 4096}
-    rec = svmon_g.parse(MEM + PG)
+    rec = svmon_g.parse(MEM + PG + PS)
     assert rec.reports == 1
     rec = svmon_g.SvmonGlobal()
     assert (rec.memory, rec.mode, rec.paging_space, rec.segments, rec.page_sizes, rec.unit, rec.reports) == (
         {}, None, {}, {}, [], "page", 0)
     # a header that is only a subset of the columns starts a report too
-    rec = svmon_g.parse(MEM + PG + "size inuse free pin virtual mmode available\nmemory 1 1 0 1 1 2 Shar\n" + PG)
+    rec = svmon_g.parse(MEM + PG + "size inuse free pin virtual mmode available\nmemory 1 1 0 1 1 2 Shar\n" + PG + PS)
     assert rec.reports == 2 and rec.mode == "Shar" and rec.memory["available"] == 8192
 
 
 def test_rules_and_other_lines_are_ignored_between_tables():
-    text = "-" * 50 + "\n" + MEM + PG + "---- ----\n" + "-\n" + SEGS + "Some later section\n"
+    text = "-" * 50 + "\n" + MEM + PG + "---- ----\n" + "-\n" + SEGS + "Some later section\n" + PS
     rec = svmon_g.parse(text)
     assert rec.memory["size"] == 16777216 * 4096 and rec.segments["pin"]["other"] == 594432 * 4096
 
 
 def test_pagesize_rows_only_under_the_pagesize_header():
     row = "L   16 MB       160         118           0         160         118\n"
-    assert svmon_g.parse(MEM + PG + row).page_sizes == []
-    assert svmon_g.parse(row + MEM + PG).page_sizes == []
+    assert svmon_g.parse(MEM.replace("mmode", "") .replace("Ded", "") + PG + row).page_sizes == []
+    assert svmon_g.parse(row + MEM.replace("mmode", "").replace("Ded", "") + PG).page_sizes == []
     assert len(svmon_g.parse(MEM + PG + "PageSize PoolSize inuse pgsp pin virtual\n" + row).page_sizes) == 1
     # a new table after the PageSize table ends it (a header with no row left: the output was cut)
     text = MEM + PG + "PageSize PoolSize inuse pgsp pin virtual\n" + SEGS + row
     with pytest.raises(ParseError, match="a PageSize header without a page-size row: the output was cut short"):
         svmon_g.parse(text)
     text = MEM + PG + "PageSize PoolSize inuse pgsp pin virtual\n" + MEM.splitlines()[0] + "\n" + row
-    assert svmon_g.parse(text + MEM.splitlines()[1] + "\n" + PG).page_sizes == []
+    assert svmon_g.parse(text + MEM.splitlines()[1] + "\n" + PG + PS).page_sizes[0].psize == "4K"
 
 
 def test_longreal_summary():
@@ -168,10 +171,24 @@ def test_a_report_cut_after_its_memory_row_is_refused_not_served_in_part(cut):
     with pytest.raises(ParseError) as e:
         svmon_g.parse(cut)
     assert str(e.value) == "svmon -G: no 'pg space' row after the memory row: the output was cut short"
-    assert svmon_g.parse(cut + PG).paging_space["size"] > 0
+    assert svmon_g.parse(cut + PG + PS).paging_space["size"] > 0
 
 
 def test_a_pagesize_header_without_a_row_is_refused():
     with pytest.raises(ParseError) as e:
         svmon_g.parse(MEM + PG + "PageSize   PoolSize       inuse        pgsp         pin     virtual\n")
     assert str(e.value) == "svmon -G: a PageSize header without a page-size row: the output was cut short"
+
+
+@pytest.mark.parametrize("cut", [MEM + PG, MEM + PG + "\n" + SEGS, "\n" + MEM + PG + SEGS + "\n"])
+def test_a_report_of_aix_61_on_without_its_pool_rows_is_refused(cut):
+    """Issue 57, item 6: svmon -G cut after its third line (or after 'in use') served 8 of 28
+    series with success 1. AIX 6.1 on (mmode, other) always prints the PageSize table."""
+    with pytest.raises(ParseError) as e:
+        svmon_g.parse(cut)
+    assert str(e.value) == "svmon -G: a report without its PageSize table (its pool rows): the output was cut short"
+    assert svmon_g.parse(cut + PS).page_sizes[0].inuse == 12400512 * 4096
+    # the AIX 5.3 layout (no mmode, no other) and -O reports may have none
+    old = MEM.replace("mmode", "").replace("Ded", "") + PG + SEGS.replace("other", "").replace("      594432", "")
+    assert svmon_g.parse(old).page_sizes == []
+    assert svmon_g.parse("Unit: KB\n" + MEM + PG).page_sizes == []

@@ -98,3 +98,27 @@ def test_vmo_errors_in_full(text, message):
     with pytest.raises(ParseError) as e:
         vmo.parse(text)
     assert str(e.value) == message
+
+
+HEAD = ("NAME                      CUR    DEF    BOOT   MIN    MAX    UNIT           TYPE\n     DEPENDENCIES\n" + "-" * 80 + "\n")
+
+
+@pytest.mark.parametrize("text, why", [
+    ("lgpg_regions = 1e308\n", "lgpg_regions current value 1e+308 is outside -1..8E-1"),
+    ("lgpg_regions = -160\n", "lgpg_regions current value -160 is outside -1..8E-1"),
+    ("lgpg_regions = 1.5\n", "lgpg_regions current value 1.5 is not a whole number"),
+    (HEAD + "lgpg_size                 16M    0      32M    0      16M    bytes             D\n" + "-" * 80 + "\n",
+     "lgpg_size boot value 3.35544e+07 is outside its own range 0..1.67772e+07"),
+    (HEAD + "lgpg_regions              -160   0      200    0      8E-1                     D\n" + "-" * 80 + "\n",
+     "lgpg_regions current value -160 is outside -1..8E-1"),
+])
+def test_a_tunable_outside_its_range_is_refused_never_served(text, why):
+    """Issue 57, item 6: vmo answering lgpg_regions 1e308 or -160 was served with success 1."""
+    with pytest.raises(ParseError) as e:
+        vmo.parse(text)
+    assert why in str(e.value)
+
+
+def test_minus_one_and_the_largest_value_are_in_range():
+    got = vmo.parse("maxpin = -1\nlgpg_regions = 9223372036854775807\n")
+    assert got["maxpin"].current == -1 and got["lgpg_regions"].current == 2 ** 63 - 1

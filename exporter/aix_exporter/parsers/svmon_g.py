@@ -22,6 +22,13 @@ Format rules (tests/fixtures/svmon_g and ../shared/corpus/svmon-G*):
   summary is one row, whole), and a ``PageSize`` header is followed by at least one page-size
   row: a report with a memory row but no ``pg space`` row, or a ``PageSize`` header with no
   row, was cut (a full disk, a killed command) and is rejected, not served in part.
+* Pool rows: plain ``svmon -G`` (no ``Unit:`` banner: what the exporter runs) from AIX 6.1 on
+  (a memory header with ``mmode``, 7.1 on, or a segment table with ``other``, 6.1 on) prints
+  the ``PageSize`` table after the segment table; such a report without it was cut (after its
+  third line, or after ``in use``) and is rejected: served, it would say "no 16 MB pool" where
+  the pool was only not read. The AIX 5.3 layout (neither column) may have none (before TL04
+  there was one page size). With ``-O`` (a ``Unit:`` banner) the table is optional
+  (``-O pgsz=on`` adds it).
 * ``-O summary=longreal``: a ``Memory`` banner over ``Size Inuse Free Pin
   Virtual Available Pgsp`` and one row of numbers (``Pgsp`` = paging space size).
 """
@@ -82,6 +89,8 @@ def parse(text: str) -> SvmonGlobal:
     unit_bytes, banner = svmon_unit(lines, text, COMMAND)
     reports = _split_reports(lines)
     rec = _parse_report(reports[-1], unit_bytes)
+    if not banner and not rec.page_sizes and (rec.mode is not None or "other" in rec.segments.get("pin", {})):
+        raise ParseError(f"{COMMAND}: a report without its PageSize table (its pool rows): the output was cut short")
     rec.unit = {None: "page", 1 << 10: "kb", 1 << 20: "mb", 1 << 30: "gb"}[unit_bytes]
     rec.reports = len(reports)
     return rec

@@ -12,9 +12,15 @@ Format rules (tests/fixtures/vmo and ../shared/corpus/vmo-lgpg):
   ``n/a``.
 * ``vmo -a``: ``name = value`` lines, current values only (the first line may
   start with a TAB).
+* The range rule: every value the framework shows is a whole number from -1 (a tunable's
+  "not set" or "automatic") to ``8E-1`` (2^63 - 1); under ``-L`` the current, default and boot
+  values also lie within the tunable's own MIN and MAX where the row gives both. A value
+  outside (``1e308``, ``-160``, a boot value above MAX) is output garbled or misread, refused
+  with the tunable's line, never served (domains.py: what a value can be).
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -22,6 +28,7 @@ from typing import Optional
 from . import ParseError, suffixed_number, text_lines
 
 COMMAND = "vmo"
+LOWEST, HIGHEST = -1, (1 << 63) - 1   # the tuning framework's values: -1, or 0 to 8E-1
 _HEADER = ["NAME", "CUR", "DEF", "BOOT", "MIN", "MAX", "UNIT", "TYPE"]
 _ASSIGN_RE = re.compile(r"^\s*([A-Za-z0-9_%]+)\s*=\s*(\S*)\s*$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9_%]+$")
@@ -62,7 +69,7 @@ def _parse_a(lines, command: str) -> dict:
         m = _ASSIGN_RE.match(line)
         if not m:
             raise ParseError(f"{command}: neither a '{command} -L' table nor 'name = value'", no, line)
-        out[m.group(1)] = Tunable(name=m.group(1), current=suffixed_number(m.group(2)))
+        out[m.group(1)] = _in_range(Tunable(name=m.group(1), current=suffixed_number(m.group(2))), command, no, line)
     return out   # not empty: text_lines rejects output without a non-blank line
 
 
@@ -111,10 +118,25 @@ def _parse_L(lines, header_no, command: str) -> dict:
         current = Tunable(name=name, current=val("CUR"), default=val("DEF"), boot=val("BOOT"),
                           minimum=val("MIN"), maximum=val("MAX"), unit=" ".join(cells["UNIT"]),
                           type=" ".join(cells["TYPE"]))
-        out[name] = current
+        out[name] = _in_range(current, command, no, line)
         closed = False
     if not out:
         raise ParseError(f"{command}: {command} -L header without tunable rows")
     if not closed:
         raise ParseError(f"{command}: the last tunable block has no closing rule (output cut?)")
     return out
+
+
+def _in_range(t: Tunable, command: str, no: int, line: str) -> Tunable:
+    """The range rule (module text): the tunable as it is, or ParseError naming its line."""
+    for what, value in (("current", t.current), ("default", t.default), ("boot", t.boot)):
+        if value is None:
+            continue
+        if not math.isfinite(value) or value != int(value):
+            raise ParseError(f"{command}: {t.name} {what} value {value!r} is not a whole number", no, line)
+        if not LOWEST <= value <= HIGHEST:
+            raise ParseError(f"{command}: {t.name} {what} value {value:g} is outside -1..8E-1", no, line)
+        if t.minimum is not None and t.maximum is not None and value != -1 and not t.minimum <= value <= t.maximum:
+            raise ParseError(f"{command}: {t.name} {what} value {value:g} is outside its own range "
+                             f"{t.minimum:g}..{t.maximum:g}", no, line)
+    return t
