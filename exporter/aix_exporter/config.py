@@ -14,7 +14,7 @@ from typing import Optional
 import yaml
 
 from .files import NotRegular, open_regular
-from .redaction import PASSWORD_OPTION, has_password
+from .redaction import PASSWORD_OPTION, argv_has_password
 
 
 class ConfigError(ValueError):
@@ -184,10 +184,18 @@ def _targets(s: Settings, errors: list) -> None:
         if t.tsm is not None:
             t.tsm = _build(TsmSettings, t.tsm, f"{where}.tsm", errors)
         built.append(t)
-    states = [str(t.tsm.state_file) for t in built if isinstance(t.tsm, TsmSettings) and t.tsm.state_file]
-    twice = {x for x in states if states.count(x) > 1 or x == s.tsm.state_file}
-    for state in sorted(twice):
-        errors.append(("targets", f"targets: tsm.state_file {state} is used twice: each target keeps its own log position"))
+    # a state file is one target's: two spellings of one real place (d/one.state, d//one.state, a
+    # link) are one file, among the targets and with the top level's
+    places: dict = {}
+    if isinstance(s.tsm.state_file, str) and s.tsm.state_file:
+        places.setdefault(os.path.realpath(s.tsm.state_file), []).append(f"tsm.state_file {s.tsm.state_file}")
+    for t in built:
+        if isinstance(t.tsm, TsmSettings) and isinstance(t.tsm.state_file, str) and t.tsm.state_file:
+            places.setdefault(os.path.realpath(t.tsm.state_file), []).append(f"{t.name}'s {t.tsm.state_file}")
+    for real, users in sorted(places.items()):
+        if len(users) > 1:
+            errors.append(("targets", f"targets: tsm.state_file {real} is used twice ({', '.join(users)}): each "
+                                      "target keeps its own log position"))
     s.targets = built
 
 
@@ -303,7 +311,7 @@ def problems(s: Settings) -> list:  # noqa: C901 (issue 46: too complex today, m
             add("tsm.dsmadmc", "tsm.actlog_file and tsm.dsmadmc are both set: the activity log comes from one of "
                                "them (a log file, or a dsmadmc query)")
         given = [s.tsm.dsmadmc] if isinstance(s.tsm.dsmadmc, str) else s.tsm.dsmadmc or []
-        if any(isinstance(a, str) and has_password(a) for a in given):
+        if argv_has_password(given):
             add("tsm.dsmadmc", "a password on the command line (every user sees it in ps): use tsm.admin_id and "
                                "tsm.password_file, which go to dsmadmc on standard input")
     if s.tsm.admin_id is not None and (not isinstance(s.tsm.admin_id, str) or not _COMMAND_RE.match(s.tsm.admin_id)):

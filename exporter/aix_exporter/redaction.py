@@ -13,8 +13,10 @@ import re
 
 # dsmadmc's -PAssword= in any abbreviation from -pa, any case (config.DSMADMC_PASSWORD_OPTION)
 PASSWORD_OPTION = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=", re.IGNORECASE)
-_IN_TEXT = re.compile(r"(?<![\w-])(-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=)(\"[^\"]*\"|'[^']*'|[^\s'\",\]\)]+)",
-                      re.IGNORECASE)
+_IN_TEXT = re.compile(r"(?<![\w-])(-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?(?:=|\s+|'\s*,\s*'))"
+                      r"(\"[^\"]*\"|'[^']*'|[^\s'\",\]\)]+)", re.IGNORECASE)
+# the option alone, its value the next argv element (``-password X``, ``-pa X``)
+PASSWORD_OPTION_ALONE = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?$", re.IGNORECASE)
 _USERINFO = re.compile(r"\b([a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
 HIDDEN = "***"
 
@@ -30,3 +32,23 @@ def redact(text: str) -> str:
 def has_password(text: str) -> bool:
     """Whether ``text`` (an argv element or a whole command line) gives dsmadmc's password option."""
     return bool(PASSWORD_OPTION.match(text) or _IN_TEXT.search(text))
+
+
+def argv_has_password(argv: list) -> bool:
+    """Whether an argv gives dsmadmc's password in any form: ``-password=X``, ``-pa=X`` (any
+    abbreviation from -pa, any case), or the option alone with its value as the next element."""
+    return any(isinstance(a, str) and (has_password(a) or PASSWORD_OPTION_ALONE.match(a)) for a in argv)
+
+
+def redact_argv(argv: list) -> list:
+    """The argv with every password value hidden, the next element after an option alone too."""
+    out, hide_next = [], False
+    for a in argv:
+        if hide_next:
+            out.append(HIDDEN)
+            hide_next = False
+            continue
+        m = PASSWORD_OPTION.match(a)
+        out.append(a[:m.end()] + HIDDEN if m and m.end() < len(a) else redact(a))
+        hide_next = bool(PASSWORD_OPTION_ALONE.match(a))
+    return out

@@ -35,6 +35,61 @@ class UnknownTarget(KeyError):
     pass
 
 
+def open_sources(settings, check_files: bool = False) -> dict:
+    """{target name: its source} for ``targets:`` of the configuration, or ValueError listing
+    every target that cannot be served, one a line. The one validation of the targets: the
+    start uses it to open them, --check-config to say the same (with ``check_files``, also
+    what would fail at the first probe: an ssh key missing, unreadable by this user, readable
+    by others or with a passphrase; a known_hosts file missing or unreadable)."""
+    from .config import target_settings
+    from .sources import open_source
+    sources, problems = {}, []
+    for t in settings.targets:
+        ts = target_settings(settings, t)
+        try:
+            source = open_source(t.source, ts, key_file=t.key_file, known_hosts=t.known_hosts)
+        except ValueError as e:
+            problems.append(f"target {t.name}: {e}")
+            continue
+        target = getattr(source, "target", None)
+        if check_files and target is not None:
+            problems += [f"target {t.name}: {why}" for why in ssh_file_problems(target.key_file, target.known_hosts)]
+        sources[t.name] = source
+    if problems:
+        for source in sources.values():
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+        raise ValueError("\n".join(problems))
+    return sources
+
+
+def ssh_file_problems(key_file, known_hosts) -> list:
+    """What makes every connection with this key and known_hosts fail at once, as this user."""
+    import importlib.util
+    import os
+    from .sources.ssh import key_problem
+    out = []
+    why = key_problem(key_file)
+    if why is None and not os.access(key_file, os.R_OK):
+        why = f"ssh key {key_file}: not readable by this user (uid {os.geteuid()})"
+    if why is None and importlib.util.find_spec("asyncssh") is not None:   # (without the ssh extra: at the start)
+        import asyncssh
+        try:
+            asyncssh.read_private_key(key_file)
+        except (ValueError, OSError) as e:
+            why = f"ssh key {key_file}: not a private key without a passphrase ({' '.join(str(e).split())[:200]})"
+    if why:
+        out.append(why)
+    if not known_hosts:
+        out.append("ssh known_hosts is not configured: host keys are never accepted on first sight")
+    elif not os.path.isfile(known_hosts):
+        out.append(f"ssh known_hosts {known_hosts}: no such file (host keys are never accepted on first sight)")
+    elif not os.access(known_hosts, os.R_OK):
+        out.append(f"ssh known_hosts {known_hosts}: not readable by this user (uid {os.geteuid()})")
+    return out
+
+
 class OwnMetricsOnly:
     """/metrics' source when targets: are configured and no --source is given: no commands, the
     exporter's own metrics only."""

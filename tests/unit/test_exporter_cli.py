@@ -257,3 +257,91 @@ def test_a_command_still_running_at_shutdown_has_its_group_killed(tmp_path):
                 pass
     assert code == 0
     assert any('msg="killed the process groups of commands still running"' in line for line in lines), lines
+
+
+def _keys(tmp_path):
+    """A key without a passphrase (600), the same key readable by the group, a key with a
+    passphrase, and a known_hosts file."""
+    keygen = "/usr/bin/ssh-keygen"
+    if not os.path.exists(keygen):
+        pytest.skip("ssh-keygen missing")
+    out = {}
+    for name, phrase, mode in (("ok", "", 0o600), ("loose", "", 0o640), ("phrase", "secret", 0o600)):
+        subprocess.run([keygen, "-q", "-t", "ed25519", "-N", phrase, "-f", str(tmp_path / name)], check=True, timeout=30)
+        (tmp_path / name).chmod(mode)
+        out[name] = str(tmp_path / name)
+    (tmp_path / "known_hosts").write_text("[h]:22 ssh-ed25519 AAAA\n")
+    out["known_hosts"] = str(tmp_path / "known_hosts")
+    return out
+
+
+@pytest.mark.parametrize("target, want, start_refuses", [
+    ("{name: a, source: 'ssh:/u@h'}", "target a: unknown source 'ssh:/u@h': the SSH form is ssh://USER@HOST[:PORT]", True),
+    ("{name: a, source: 'sshh://u@h'}", "target a: unknown source 'sshh://u@h'", True),
+    ("{name: a, source: 'ssh://u@h:99999'}", "target a: ssh://u@h:99999: port 99999 is not 1-65535", True),
+    ("{name: a, source: 'replay:/no/such/dir'}", "target a: replay directory '/no/such/dir' does not exist", True),
+    ("{name: a, source: 'ssh://u@h', key_file: @missing}", "target a: ssh key @missing: No such file or directory", False),
+    ("{name: a, source: 'ssh://u@h', key_file: @loose}", "target a: ssh key @loose: readable by others (mode 640)", False),
+    ("{name: a, source: 'ssh://u@h', key_file: @phrase}", "target a: ssh key @phrase: not a private key without a "
+                                                           "passphrase", False),
+    ("{name: a, source: 'ssh://u@h', known_hosts: @missing}", "target a: ssh known_hosts @missing: no such file", False),
+])
+def test_check_config_refuses_every_target_the_start_refuses_and_what_fails_at_once(tmp_path, target, want, start_refuses):
+    """Issue 57, item 5: one validation of the targets (targets.open_sources) for the start and
+    --check-config; the check also refuses the files that fail every probe at once."""
+    keys = _keys(tmp_path)
+    keys["missing"] = str(tmp_path / "missing")
+    for name, path in keys.items():
+        target, want = target.replace(f"@{name}", path), want.replace(f"@{name}", path)
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(f"ssh: {{key_file: {keys['ok']}, known_hosts: {keys['known_hosts']}}}\ntargets:\n  - {target}\n")
+    r = run("--config.file", str(cfg), "--check-config")
+    assert r.returncode == 1 and want in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    if start_refuses:
+        r = run("--config.file", str(cfg), "--web.listen-address", "127.0.0.1:0", timeout=30)
+        assert r.returncode == 1 and want in r.stderr, r.stderr
+
+
+def test_every_problem_of_the_targets_at_once_and_a_good_one_is_valid(tmp_path):
+    keys = _keys(tmp_path)
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(f"ssh: {{key_file: {keys['ok']}, known_hosts: {keys['known_hosts']}}}\ntargets:\n"
+                   "  - {name: a, source: 'ssh:/u@h'}\n  - {name: b, source: 'ssh://u@h:0'}\n"
+                   "  - {name: c, source: 'ssh://u@h'}\n")
+    r = run("--config.file", str(cfg), "--check-config")
+    assert r.returncode == 1 and r.stderr.splitlines()[0] == "aix-exporter: 2 problems with the targets:"
+    assert [line.split(":")[0] for line in r.stderr.splitlines()[1:]] == ["  target a", "  target b"]
+    cfg.write_text(cfg.read_text().replace("ssh:/u@h", "ssh://u@h").replace("h:0", "h:2222"))
+    r = run("--config.file", str(cfg), "--check-config")
+    assert (r.returncode, r.stdout) == (0, f"aix-exporter: configuration {cfg} is valid\n"), r.stderr
+
+
+@pytest.mark.parametrize("states", [
+    ("{d}/one.state", "{d}//one.state"),
+    ("{d}/one.state", "{d}/./one.state"),
+    ("{d}/one.state", "{d}/link/one.state"),
+    ("TOP", "{d}/top.state"),
+])
+def test_two_spellings_of_one_state_file_are_one_file(tmp_path, states):
+    """Issue 57, item 5: d/one.state and d//one.state passed the check and, after a restart, one
+    target counted 57 of 45 messages. A target that reuses the top level's file is refused too."""
+    (tmp_path / "link").symlink_to(tmp_path)
+    a, b = (s.format(d=tmp_path) for s in states)
+    top = f"tsm: {{state_file: {tmp_path}/top.state}}\n" if a == "TOP" else ""
+    entries = [f"  - {{name: t{i}, source: 'ssh://u@h', tsm: {{state_file: {s}}}}}\n"
+               for i, s in enumerate([b] if a == "TOP" else [a, b])]
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(top + "targets:\n" + "".join(entries))
+    r = run("--config.file", str(cfg), "--check-config")
+    real = f"{tmp_path}/top.state" if a == "TOP" else f"{tmp_path}/one.state"
+    assert r.returncode == 1 and f"tsm.state_file {real} is used twice" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("argv", [["-password=X"], ["-password", "X"], ["-pa=X"], ["-pa", "X"], ["-PassW", "X"],
+                                  ["-PA=X"]])
+def test_a_password_in_dsmadmcs_argv_is_refused_in_every_form(tmp_path, argv):
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(f"tsm: {{dsmadmc: [/usr/bin/dsmadmc, -id=a, {', '.join(argv)}, query, actlog]}}\n")
+    r = run("--config.file", str(cfg), "--check-config")
+    assert r.returncode == 1 and "tsm.dsmadmc: a password on the command line" in r.stderr, r.stderr
+    assert "X" not in r.stderr   # (the value is never echoed)

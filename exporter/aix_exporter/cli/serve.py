@@ -171,7 +171,10 @@ def run(args) -> int:
     settings, web_config = _configuration(args)
     if args.command_root:
         settings.command_root = args.command_root
+    target_sources = _target_sources(settings, check_files=args.check_config)
     if args.check_config:
+        for target_source in target_sources.values():
+            target_source.close()
         print(f"aix-exporter: configuration {args.config or '(defaults)'} is valid"
               + (f", web configuration {args.web_config} is valid" if args.web_config else ""))
         return 0
@@ -183,11 +186,23 @@ def run(args) -> int:
         exporter.collect_all()
         sys.stdout.write(text(exporter.registry()).decode())
         return 0
-    return _serve(args, exporter, source, collectors, web_config, _fleet(args, settings))
+    return _serve(args, exporter, source, collectors, web_config, _fleet(args, settings, target_sources))
 
 
-def _fleet(args, settings):
-    """The targets of --config.file as a Fleet (None without targets)."""
+def _target_sources(settings, check_files: bool) -> dict:
+    """The targets' sources (targets.open_sources), every problem at once as the CommandError."""
+    from ..targets import open_sources
+    try:
+        return open_sources(settings, check_files=check_files)
+    except ValueError as e:
+        lines = str(e).splitlines()
+        if len(lines) == 1:
+            raise CommandError(lines[0]) from None
+        raise CommandError(f"{len(lines)} problems with the targets:\n" + "\n".join(f"  {x}" for x in lines)) from None
+
+
+def _fleet(args, settings, sources: dict):
+    """The targets of --config.file as a Fleet over their opened sources (None without targets)."""
     if not settings.targets:
         return None
     from ..config import target_settings
@@ -195,10 +210,7 @@ def _fleet(args, settings):
     exporters = {}
     for t in settings.targets:
         ts = target_settings(settings, t)
-        try:
-            source = open_source(t.source, ts, key_file=t.key_file, known_hosts=t.known_hosts)
-        except ValueError as e:
-            raise CommandError(f"target {t.name}: {e}") from None
+        source = sources[t.name]
         chosen = selected_collectors(args, ts, source)
         if t.collectors is not None:
             chosen = [c for c in chosen if c.name in t.collectors]

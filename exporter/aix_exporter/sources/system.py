@@ -21,8 +21,8 @@ import time
 from typing import Optional
 
 from ..commands import COMMANDS, TABLE
-from ..config import DSMADMC_PASSWORD_OPTION, Settings, password_mode_problem
-from ..redaction import redact as redact_text
+from ..config import Settings, password_mode_problem
+from ..redaction import redact_argv
 from . import CommandFailed, NotRunning, SourceError, TimedOut, open_regular, processes, splat_window
 from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
 
@@ -33,12 +33,10 @@ MAX_OUTPUT = 64 << 20    # bytes of stdout one command may print; more is an err
 _STDERR_KEPT = 4096
 def redact(argv: list) -> str:
     """The command line for a log line, with the value of dsmadmc's password option hidden in
-    every spelling dsmadmc accepts (-pa= to -password=, any case), in any element, also one
-    element holding a whole command line (redaction.redact)."""
-    def one(a: str) -> str:
-        m = DSMADMC_PASSWORD_OPTION.match(a)
-        return a[:m.end()] + "***" if m and m.end() < len(a) else redact_text(a)
-    return " ".join(one(a) for a in argv)
+    every spelling dsmadmc accepts (-pa= to -password=, any case, or the option alone and its
+    value as the next element), in any element, also one element holding a whole command line
+    (redaction.redact_argv)."""
+    return " ".join(redact_argv(argv))
 
 
 def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optional[bytes] = None) -> str:
