@@ -15,7 +15,9 @@ inode or the fingerprint, as any rotation).
 """
 from __future__ import annotations
 
-from typing import Callable
+import re
+import time
+from typing import Callable, Optional
 
 from . import CommandFailed, SourceError
 from .logtail import tail
@@ -40,6 +42,44 @@ elsif ($op eq 'rfind') { my ($f, @s) = fh($a[0]); my $w = pack('H*', $a[1]); my 
 else { fail("unknown operation $op") }
 """
 MAX_RFIND = 64 << 20
+CLOCK_JUMP = 300.0   # seconds the LPAR's clock may run ahead of ours between two readings
+
+
+class RemoteClock:
+    """The LPAR's clock as the tail may use it (one per target, kept between reads).
+
+    A reading that is not a finite number of seconds since 1970, or that runs more than
+    CLOCK_JUMP ahead of the last one plus the time that passed here, is not used: the read fails
+    (its position is not saved, so no line is lost or counted twice) and the next one tries
+    again; a jump the next reading confirms is a real step and is taken. A reading behind the
+    last is taken as the last: the tail's time never moves back (a file rotated before it would
+    look new again and be counted twice)."""
+
+    _NUMBER = re.compile(r"^[0-9]{1,11}(?:\.[0-9]{1,9})?$")
+
+    def __init__(self, clock=time.monotonic):
+        self._clock = clock
+        self._last: Optional[tuple] = None      # (LPAR seconds, our monotonic seconds) of the last reading used
+        self._suspect: Optional[tuple] = None   # a jump not yet confirmed
+
+    def reading(self, text: str) -> float:
+        text = text.strip()
+        if not self._NUMBER.match(text):
+            raise SourceError(f"remote log: the LPAR's clock answered {text[:40]!r}, not seconds since 1970")
+        value, here = float(text), self._clock()
+        if self._last is not None:
+            expected = self._last[0] + (here - self._last[1])
+            if value < self._last[0]:
+                value = self._last[0]
+            elif value > expected + CLOCK_JUMP:
+                confirmed = self._suspect is not None and abs(value - (self._suspect[0] + here - self._suspect[1])) <= CLOCK_JUMP
+                if not confirmed:
+                    self._suspect = (value, here)
+                    raise SourceError(f"remote log: the LPAR's clock jumped {value - expected:.0f}s ahead; "
+                                      "not used until a second reading confirms it")
+        self._suspect = None
+        self._last = (value, here)
+        return value
 READ_PIECE = 8 << 20    # bytes a read asks for at once (16 MiB of hex, under the runner's cap)
 
 
@@ -65,8 +105,9 @@ class _Stat:
 class RemoteFiles:
     """logtail's file questions, answered on the LPAR (``run``: the ssh source's runner)."""
 
-    def __init__(self, run: Callable, timeout: float):
+    def __init__(self, run: Callable, timeout: float, clock: Optional[RemoteClock] = None):
         self._run, self.timeout = run, timeout
+        self.clock = clock or RemoteClock()
 
     def _op(self, *args: str) -> str:
         try:
@@ -82,7 +123,7 @@ class RemoteFiles:
             raise SourceError(f"cannot {args[0]} {path}: {why}" if path else f"remote log: {why}") from None
 
     def now(self) -> float:
-        return float(self._op("time"))
+        return self.clock.reading(self._op("time"))
 
     def open(self, path: str):
         fields = self._op("stat", path).split()
@@ -110,9 +151,10 @@ class RemoteFiles:
         return int(self._op("rfind", fh.path, want.hex(), str(MAX_RFIND)).strip() or -1)
 
 
-def remote_tail(run: Callable, settings, position):
-    """(new complete text since position, new position) of tsm.actlog_file on the LPAR."""
-    fs = RemoteFiles(run, settings.command_timeout_seconds)
+def remote_tail(run: Callable, settings, position, clock: Optional[RemoteClock] = None):
+    """(new complete text since position, new position) of tsm.actlog_file on the LPAR
+    (``clock``: the target's RemoteClock, kept between reads)."""
+    fs = RemoteFiles(run, settings.command_timeout_seconds, clock)
     return tail(settings.tsm.actlog_file, position, start_at_end=True, fs=fs)
 
 

@@ -322,6 +322,8 @@ class SshSource(SystemSource):
         self.target = target
         self.name = f"ssh://{target.address}"
         self.connection = Connection(target)
+        from .remotelog import RemoteClock
+        self.remote_clock = RemoteClock()   # the LPAR's clock as the log tail uses it (kept between reads)
 
     def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
         root = self.settings.command_root   # (--path.commands: stand-ins under a directory of the remote host)
@@ -348,5 +350,5 @@ class SshSource(SystemSource):
         if tsm.actlog_file:
             from .remotelog import remote_tail
             # (Perl is the LPAR's own, never under command_root: only the AIX commands have stand-ins)
-            return remote_tail(self.connection.run, self.settings, position)
+            return remote_tail(self.connection.run, self.settings, position, self.remote_clock)
         return super().read_log(key, position)
