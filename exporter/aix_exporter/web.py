@@ -169,6 +169,7 @@ class Server:
         self._started = threading.Event()
         self._last_refused_log = float("-inf")   # never yet: the first one is logged, whatever the clock reads
         self._last_emfile_log = float("-inf")
+        self._loop_errors: dict = {}          # (message, exception type) -> [last logged, not logged since]
 
     # -- lifecycle -----------------------------------------------------------
     def serve_forever(self):
@@ -193,8 +194,10 @@ class Server:
         self._auth_pool.shutdown(wait=False, cancel_futures=True)
 
     def _loop_exception(self, loop, context):
-        """asyncio's own errors as one log line; at the descriptor limit (accept() failing
-        with EMFILE, which asyncio retries after a second) one line a minute."""
+        """asyncio's own errors as one log line, at most one a minute of each kind (its message and
+        exception type; a flood of failed TLS handshakes is one kind), the next saying how many
+        were not logged; at the descriptor limit (accept() failing with EMFILE, which asyncio
+        retries after a second) one line a minute."""
         message = context.get("message", "event loop error")
         exc = context.get("exception")
         if isinstance(exc, asyncio.CancelledError):
@@ -210,7 +213,17 @@ class Server:
                       "limit, ulimit -n, or lower --web.max-connections); retrying every second",
                       exc or message, len(self._connections))
             return
-        log.error("msg=%s%s", message, f": {type(exc).__name__}: {exc}" if exc else "")
+        kind = (message, type(exc).__name__ if exc else "")
+        now = time.monotonic()
+        seen = self._loop_errors.get(kind)
+        if seen is not None and now - seen[0] < 60:
+            seen[1] += 1
+            return
+        if seen is None and len(self._loop_errors) >= 64:   # (kinds are few; a bound all the same)
+            self._loop_errors.pop(next(iter(self._loop_errors)))
+        self._loop_errors[kind] = [now, 0]
+        more = f" ({seen[1]} more of this kind in the last minute)" if seen is not None and seen[1] else ""
+        log.error("msg=%s%s%s", message, f": {type(exc).__name__}: {exc}" if exc else "", more)
 
     async def _main(self):
         self._loop = asyncio.get_running_loop()

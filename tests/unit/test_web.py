@@ -646,6 +646,28 @@ def test_asyncio_errors_are_one_log_line_and_the_descriptor_limit_one_a_minute(c
         line, line, "msg=Task exception was never retrieved: ValueError: x", "msg=Unclosed transport"]
 
 
+def test_a_flood_of_one_kind_of_asyncio_error_is_one_line_a_minute(caplog, monkeypatch):
+    """Issue 57, item 6: a TLS handshake flood wrote 3,068 tracebacks in 40 s. Each kind (its
+    message and exception type) is logged at most once a minute, the next line with the count."""
+    import ssl
+    server = web.Server(FakeExporter(), [], "/metrics", FakeWebConfig(), 60.0)
+    caplog.set_level("ERROR", logger="aix_exporter")
+    now = [30.0]
+    monkeypatch.setattr(web.time, "monotonic", lambda: now[0])
+    tls = {"message": "Fatal error on SSL transport", "exception": ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER]")}
+    for _ in range(3000):
+        server._loop_exception(None, tls)
+        now[0] += 0.013
+    server._loop_exception(None, {"message": "Fatal error on SSL transport", "exception": OSError(9, "x")})  # another kind
+    now[0] = 30.0 + 60.5
+    server._loop_exception(None, tls)
+    lines = [r.getMessage() for r in caplog.records if r.name == "aix_exporter"]
+    assert len(lines) == 3, lines
+    assert lines[0].startswith("msg=Fatal error on SSL transport: SSLError:") and "more of this kind" not in lines[0]
+    assert lines[1].startswith("msg=Fatal error on SSL transport: OSError:")
+    assert lines[2].endswith("(2999 more of this kind in the last minute)"), lines[2]
+
+
 def test_shutdown_of_a_server_that_never_ran_returns():
     server = web.Server(FakeExporter(), [], "/metrics", FakeWebConfig(), 60.0)
     server._started.set()          # (else shutdown waits up to 5 s for the loop to start)
