@@ -82,6 +82,7 @@ class SshSettings:
     known_hosts: Optional[str] = None   # host keys are verified against it, never accepted on first sight
     connect_timeout_seconds: float = 10
     max_sessions: int = 8               # commands at once on one connection (OpenSSH's MaxSessions is 10)
+    output_budget_bytes: int = 32 << 20  # command output one target's commands may hold at once while read
 
 
 @dataclass
@@ -153,6 +154,7 @@ BOUNDS = {
     "splat.trace_seconds": (1, 60), "splat.every_minutes": (1, 1440), "splat.top_n": (1, 1000),
     "splat.max_age_seconds": (1, 7 * 86400), "tsm.summary_hours": (1, 24 * 31),
     "ssh.connect_timeout_seconds": (0.1, 120), "ssh.max_sessions": (1, 64), "probe.max_concurrent": (1, 1000),
+    "ssh.output_budget_bytes": (1 << 20, 1 << 30),
 }
 _TARGET_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 

@@ -354,6 +354,34 @@ def test_a_dsmadmc_that_never_answers_never_darkens_the_lpar(tmp_path, sshd):
     assert not left, f"dsmadmc still running on the LPAR 5 s after the exporter's SIGTERM: {left}"
 
 
+@pytest.mark.parametrize("output", ["yes", "nul", "newlines"])
+def test_a_hostile_lpars_endless_output_fails_one_command_within_the_targets_budget(tmp_path, sshd, output):
+    """Issue 57, item 4: endless output (or NULs, or newlines) from one command fails that command
+    with one line once the target's output budget is held, and frees it; the next command of the
+    same target is whole."""
+    from aix_exporter.config import Settings
+    lpar(tmp_path, sshd)
+    forced_wrapper(sshd)
+    svmon = sshd.dir / "root" / "usr" / "bin" / "svmon"
+    producer = {"yes": "/usr/bin/yes aaaaaaaaaaaaaaaa", "nul": "/bin/cat /dev/zero",
+                "newlines": "/usr/bin/yes ''"}[output]
+    svmon.write_text(f"#!/bin/sh\nexec {producer}\n")
+    svmon.chmod(0o755)
+    s = Settings()
+    s.ssh.connect_timeout_seconds, s.ssh.output_budget_bytes = 3, 2 << 20
+    src = open_source(sshd.spec, s, key_file=str(sshd.client_key), known_hosts=str(sshd.known_hosts))
+    try:
+        with pytest.raises(SourceError) as e:
+            src.run([str(svmon), "-G"], 20)
+        assert str(e.value).endswith(f"output past the target's budget of {2 << 20} bytes held at once "
+                                     "(ssh.output_budget_bytes), channel closed"), str(e.value)
+        assert src.connection.held == 0
+        vmstat = sshd.dir / "root" / "usr" / "bin" / "vmstat"
+        assert src.run([str(vmstat), "-v"], 10).startswith((REPLAY / "vmstat_v.txt").read_text()[:40])
+    finally:
+        src.close()
+
+
 def rotation_cases():
     """The local tail's test cases (tests/unit/test_logtail.py) that need only files, a clock
     and monkeypatch: each runs again here with the files on the LPAR, read over SSH."""

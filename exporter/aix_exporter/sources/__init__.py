@@ -82,7 +82,7 @@ def open_source(spec: str, settings=None, key_file=None, known_hosts=None) -> "S
         s = settings or Settings()
         user, host, port = parse_spec(spec)
         return SshSource(SshTarget(host, user, port, key_file or s.ssh.key_file, known_hosts or s.ssh.known_hosts,
-                                   s.ssh.connect_timeout_seconds, s.ssh.max_sessions), s)
+                                   s.ssh.connect_timeout_seconds, s.ssh.max_sessions, s.ssh.output_budget_bytes), s)
     if kind == "system" and not arg:
         from .system import SystemSource
         return SystemSource(settings)

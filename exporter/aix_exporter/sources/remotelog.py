@@ -80,7 +80,7 @@ class RemoteClock:
         self._suspect = None
         self._last = (value, here)
         return value
-READ_PIECE = 8 << 20    # bytes a read asks for at once (16 MiB of hex, under the runner's cap)
+READ_PIECE = 4 << 20    # bytes a read asks for at once (8 MiB of hex, under the target's output budget)
 
 
 class _Handle:

@@ -21,7 +21,12 @@ commands and splat windows. Only where the bytes are produced differs.
   command's process on standard error (``aix-exporter-cpu: USER SYS``), read here as the
   command's cost and taken out of its error text.
 * A command past its deadline or output cap has its channel closed (sshd then ends the
-  session; the wrapper also kills its child at the deadline it is given).
+  session; the wrapper ends the command's process group with it).
+* Memory: what one target's commands hold at once while their output is read is bounded by
+  ``ssh.output_budget_bytes`` (32 MiB; a normal LPAR's largest answer, ``ps -e`` or ``svmon -P``
+  of many processes, is a few MiB): a command whose output would pass it fails with one line,
+  its channel closed and its buffer freed, so a hostile or broken LPAR (endless output, 80 MiB
+  of NULs) costs the exporter at most its budget, never the others' memory.
 
 asyncssh (rather than paramiko): one event loop thread serves every target's connection
 and channel, where paramiko needs a thread per connection, which matters at 50 targets
@@ -68,6 +73,7 @@ class SshTarget:
     known_hosts: Optional[str] = None
     connect_timeout_seconds: float = 10
     max_sessions: int = 8
+    output_budget_bytes: int = 32 << 20   # command output held at once, all its commands together
 
     @property
     def address(self) -> str:
@@ -127,6 +133,7 @@ class Connection:
         self._backoff = BACKOFF_FIRST
         self._last_error = ""
         self.costs: dict = {}            # command name -> [remote CPU seconds or None, wall seconds, runs]
+        self.held = 0                    # bytes of output its commands hold while read (the loop's thread only)
         self._costs_lock = threading.Lock()
         self.connects = 0                # successful connections opened (a reconnect counts)
 
@@ -256,6 +263,7 @@ class Connection:
                 except (OSError, asyncssh.Error):
                     pass
             out, err, tail = bytearray(), bytearray(), bytearray()
+            budget = self.target.output_budget_bytes
 
             async def drain(stream, buf, cap):
                 while True:
@@ -269,9 +277,22 @@ class Connection:
                             raise SourceError(f"{self.target.address}: {shown}: printed more than {max_output} "
                                               "bytes, channel closed")
                         chunk = chunk[: max(0, cap - len(buf))]
+                    if buf is out:
+                        if self.held + len(chunk) > budget:
+                            raise SourceError(f"{self.target.address}: {shown}: output past the target's budget of "
+                                              f"{budget} bytes held at once (ssh.output_budget_bytes), channel closed")
+                        self.held += len(chunk)
                     buf += chunk
 
-            await asyncio.gather(drain(proc.stdout, out, max_output), drain(proc.stderr, err, _STDERR_KEPT))
+            try:
+                await asyncio.gather(drain(proc.stdout, out, max_output), drain(proc.stderr, err, _STDERR_KEPT))
+            except BaseException:
+                # freed now, not when the last reference to it goes (the other stream's reader, the
+                # exception's frames live on until the channel has closed): the budget is memory
+                self.held -= len(out)
+                out.clear()
+                raise
+            self.held -= len(out)
             await proc.wait_closed()
             rc = proc.exit_status if proc.exit_status is not None else 255
         finally:
@@ -279,7 +300,7 @@ class Connection:
         cpu, err = cpu_report(bytes(err), bytes(tail))
         if cpu is not None:
             self._account(shown.split(" ", 1)[0], cpu, 0.0, run=False)
-        return rc, bytes(out), bytes(err)
+        return rc, out, bytes(err)   # (the bytearray itself: decoded once by run, never copied)
 
     def _account(self, path: str, cpu: Optional[float], wall: float, run: bool = True) -> None:
         name = os.path.basename(path)

@@ -1,0 +1,120 @@
+"""Hostile LPARs over SSH and the exporter's memory (issue 57, item 4).
+
+    .venv/bin/python bench/ssh_hostile_memory.py [--rounds 3]
+
+One real sshd (tests/e2e/sshd.py) with the shipped forced-command wrapper serves three
+hostile targets (aliases of one "LPAR" whose stand-ins answer svmon -G with 80 MiB, vmstat
+with endless output, vmo with 63 MiB of newlines and asoo with 80 MiB of NULs), beside two
+healthy targets (simulate:case-study). Each round probes all five at once. Figures, from the
+exporter's /proc/PID/status: RSS after the healthy targets' first probes (the baseline), the
+peak (VmHWM) over the rounds, and RSS 10 s after the last round; whether every healthy probe
+succeeded, and how the hostile commands failed. Prints a Markdown table for bench/RESULTS.md.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [ROOT, os.path.join(ROOT, "exporter"), os.path.join(ROOT, "bench")]
+
+from common import free_port, rss_bytes, stop  # noqa: E402
+from ssh_fleet import lpar  # noqa: E402
+from tests.e2e.sshd import Sshd  # noqa: E402
+
+HOSTILE = {   # stand-in -> what it prints
+    "usr/bin/svmon": "head -c 83886080 /dev/zero | tr '\\000' a",       # 80 MiB
+    "usr/bin/vmstat": "exec yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",       # endless
+    "usr/sbin/vmo": "yes '' | head -c 66060288",                          # 63 MiB of newlines
+    "usr/sbin/asoo": "head -c 83886080 /dev/zero",                        # 80 MiB of NULs
+}
+
+
+def peak_bytes(pid) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def probe(url, name, out):
+    req = urllib.request.Request(f"{url}/probe?target={name}", headers={"X-Prometheus-Scrape-Timeout-Seconds": "30"})
+    with urllib.request.urlopen(req, timeout=90) as r:
+        out[name] = r.read().decode()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    sshd = Sshd().start()
+    work = tempfile.mkdtemp(prefix="aix-hostile-mem-")
+    try:
+        root = lpar(sshd)
+        for rel, script in HOSTILE.items():
+            path = root / rel
+            path.write_text(f"#!/bin/sh\n{script}\n")
+            path.chmod(0o755)
+        hostile = [f"hostile{i}" for i in range(1, 4)]
+        healthy = ["healthy1", "healthy2"]
+        cfg = os.path.join(work, "fleet.yml")
+        with open(cfg, "w") as fh:
+            fh.write(f"command_root: {root}\ncommand_timeout_seconds: 20\n"
+                     f"ssh: {{key_file: {sshd.client_key}, known_hosts: {sshd.known_hosts}}}\ntargets:\n"
+                     + "".join(f"  - {{name: {n}, source: '{sshd.spec}'}}\n" for n in hostile)
+                     + "".join(f"  - {{name: {n}, source: 'simulate:case-study'}}\n" for n in healthy))
+        port = free_port()
+        log = open(os.path.join(work, "exporter.log"), "w")
+        proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", "--config.file", cfg, "--no-collector.cpu",
+                                 "--collect.min-interval", "0", "--web.listen-address", f"127.0.0.1:{port}"],
+                                env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "exporter")),
+                                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(300):
+                try:
+                    urllib.request.urlopen(f"{url}/metrics", timeout=2).read()
+                    break
+                except OSError:
+                    time.sleep(0.2)
+            out: dict = {}
+            for n in healthy:
+                probe(url, n, out)
+            time.sleep(2)
+            baseline = rss_bytes(proc.pid)
+            ok = 0
+            for _ in range(a.rounds):
+                out = {}
+                threads = [threading.Thread(target=probe, args=(url, n, out)) for n in hostile + healthy]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                ok += sum("aix_exporter_probe_success 1.0" in out.get(n, "") for n in healthy)
+            peak = peak_bytes(proc.pid)
+            time.sleep(10)
+            after = rss_bytes(proc.pid)
+        finally:
+            stop(proc)
+            log.close()
+        text = open(os.path.join(work, "exporter.log")).read()
+        kinds = {"budget": text.count("ssh.output_budget_bytes"), "cap": text.count("printed more than"),
+                 "timeout": text.count("timed out")}
+    finally:
+        sshd.remove()
+        shutil.rmtree(work, ignore_errors=True)
+    print("| rounds | RSS baseline | peak RSS (VmHWM) | RSS 10 s after | healthy probes whole | hostile failures |")
+    print("|---:|---:|---:|---:|---:|---|")
+    print(f"| {a.rounds} | {baseline / 2**20:.0f} MiB | {peak / 2**20:.0f} MiB | {after / 2**20:.0f} MiB | "
+          f"{ok} of {a.rounds * len(healthy)} | {', '.join(f'{k} {v}' for k, v in kinds.items())} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
