@@ -87,7 +87,7 @@ class SshSettings:
 
 @dataclass
 class ProbeSettings:
-    max_concurrent: int = 8             # targets collected at once by /probe; more wait their turn
+    max_concurrent: int = 64            # targets collecting at once for /probe (a slow one mostly waits); more wait
 
 
 @dataclass

@@ -48,6 +48,7 @@ class Collection:
     ran: bool
     cut: frozenset
     success: dict
+    at: Optional[float] = None   # monotonic time of the collection answered (None: cut off, not to be shared)
 
 
 @dataclass
@@ -124,7 +125,9 @@ class Exporter:
         """Collect the on-scrape collectors under ``deadline`` seconds (or reuse a collection
         younger than min_interval), and say how each collector fared."""
         ran, cut = self._collect(deadline)
-        return Collection(ran, cut, self.current(cut))
+        with self._scrape_lock:
+            at = None if cut else self._collected_at
+        return Collection(ran, cut, self.current(cut), at)
 
     def current(self, cut_off: frozenset = frozenset()) -> dict:
         """{collector name: True when its last run succeeded, it was not cut off by this scrape's

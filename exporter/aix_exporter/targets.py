@@ -103,6 +103,7 @@ class Fleet:
         self._turns = threading.BoundedSemaphore(max_concurrent)   # one per target collecting
         self._holding: dict = {}             # target name -> probes sharing its turn
         self._holding_lock = threading.Lock()
+        self._answers: dict = {}             # (target, content type, gzip) -> (collection time, body)
         self._started: set = set()           # targets whose background collectors run
         self._start_lock = threading.Lock()
 
@@ -149,7 +150,8 @@ class Fleet:
 
     def render(self, name: str, encoder, content_type: str, gzipped: bool, deadline: float) -> bytes:
         """The exposition of one probe of target ``name`` (UnknownTarget if none is declared), in
-        Exporter.render's terms (a probe is never shared: collected and encoded for each)."""
+        Exporter.render's terms: probes answered from one collection (within --collect.min-interval
+        of it) get the answer encoded once for it, its probe duration included, as /metrics does."""
         ex = self.exporters.get(name)
         if ex is None:
             raise UnknownTarget(name)
@@ -159,16 +161,22 @@ class Fleet:
             log.error("msg=probe not started: probe.max_concurrent targets were collecting until its deadline target=%s",
                       name)
             cut = frozenset(c.name for c in ex.on_scrape)
-            success = ex.current(cut)
+            success, at = ex.current(cut), None
         else:
             try:
                 collection = ex.collect(max(0.0, deadline - (time.monotonic() - started)))
             finally:
                 self._leave(name)
-            cut, success = collection.cut, collection.success
+            cut, success, at = collection.cut, collection.success, collection.at
+            cached = self._answers.get((name, content_type, gzipped))
+            if at is not None and cached is not None and cached[0] == at:
+                return cached[1]   # the same collection, encoded once (a flood of probes costs one encoding)
         ok = bool(success) and all(success.values())
         body = encoder(ex.registry(cut, extra=probe_families(ok, time.monotonic() - started)))
-        return gzip.compress(body, compresslevel=1) if gzipped else body
+        body = gzip.compress(body, compresslevel=1) if gzipped else body
+        if at is not None:
+            self._answers[(name, content_type, gzipped)] = (at, body)
+        return body
 
 
 def probe_families(ok: bool, seconds: float) -> tuple:

@@ -18,8 +18,9 @@ DEFAULTS = {
               "report_glob": "*.out", "top_n": 10, "max_age_seconds": 3600, "work_dir": "/var/tmp/aix_exporter/splat"},
     "tsm": {"actlog_file": None, "state_file": None, "dsmadmc": None, "message_ids": ["ANR0358E", "ANR9999D"],
             "admin_id": None, "password_file": None, "dsmadmc_binary": "/usr/bin/dsmadmc", "summary_hours": 24},
-    "ssh": {"key_file": None, "known_hosts": None, "connect_timeout_seconds": 10, "max_sessions": 8},
-    "probe": {"max_concurrent": 8},
+    "ssh": {"key_file": None, "known_hosts": None, "connect_timeout_seconds": 10, "max_sessions": 8,
+            "output_budget_bytes": 33554432},
+    "probe": {"max_concurrent": 64},
     "targets": [],
 }
 
@@ -39,6 +40,7 @@ BOUNDS = {
     "ssh.connect_timeout_seconds": (0.1, 120, 0.09, 120.5),
     "ssh.max_sessions": (1, 64, 0.5, 65),
     "probe.max_concurrent": (1, 1000, 0.5, 1001),
+    "ssh.output_budget_bytes": (1048576, 1073741824, 1048575, 1073741825),
 }
 
 

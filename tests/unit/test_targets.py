@@ -256,6 +256,26 @@ def test_the_collection_says_each_collectors_success_as_the_exposition_does():
     assert ok.ran and ok.cut == frozenset() and ok.success == {"memory": True, "vmstat_v": True}
 
 
+def test_probes_within_the_min_interval_get_the_answer_encoded_once():
+    """A flood of probes of one target costs one collection and one encoding per interval."""
+    src = ReplaySource(str(REPLAY))
+    ex = Exporter(src, [MemoryCollector(Settings())], own_metrics=False, min_interval=60)
+    encoded = []
+
+    def encoder(registry):
+        encoded.append(1)
+        return text(registry)
+
+    fleet = Fleet({"lpar01": ex})
+    first = fleet.render("lpar01", encoder, CTYPE, False, 5.0)
+    assert all(fleet.render("lpar01", encoder, CTYPE, False, 5.0) is first for _ in range(20))
+    assert len(encoded) == 1 and b"aix_exporter_probe_success 1.0" in first
+    zipped = fleet.render("lpar01", encoder, CTYPE, True, 5.0)   # another encoding: its own answer
+    assert len(encoded) == 2 and zipped is not first
+    ex.min_interval = 0                                           # a new collection: a new answer
+    assert fleet.render("lpar01", encoder, CTYPE, False, 5.0) is not first and len(encoded) == 3
+
+
 def test_without_targets_the_top_level_sections_are_unchanged():
     s = load(None)
     assert s.targets == [] and os.path.isabs(s.tsm.dsmadmc_binary)
