@@ -13,7 +13,7 @@ import re
 
 # dsmadmc's -PAssword= in any abbreviation from -pa, any case (config.DSMADMC_PASSWORD_OPTION)
 PASSWORD_OPTION = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=", re.IGNORECASE)
-_IN_TEXT = re.compile(r"(?<![\w-])(-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?(?:=|\s+|'\s*,\s*'))"
+_IN_TEXT = re.compile(r"(?<![\w-])(-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?(?:=|\s+(?!-)|'\s*,\s*'(?!-)))"
                       r"(\"[^\"]*\"|'[^']*'|[^\s'\",\]\)]+)", re.IGNORECASE)
 # the option alone, its value the next argv element (``-password X``, ``-pa X``)
 PASSWORD_OPTION_ALONE = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?$", re.IGNORECASE)
@@ -36,19 +36,21 @@ def has_password(text: str) -> bool:
 
 def argv_has_password(argv: list) -> bool:
     """Whether an argv gives dsmadmc's password in any form: ``-password=X``, ``-pa=X`` (any
-    abbreviation from -pa, any case), or the option alone with its value as the next element."""
-    return any(isinstance(a, str) and (has_password(a) or PASSWORD_OPTION_ALONE.match(a)) for a in argv)
+    abbreviation from -pa, any case), or the option alone with its value as the next element
+    (one that is not itself an option: dsmadmc reads an element starting with - as one)."""
+    return any(isinstance(a, str) and has_password(a) for a in argv) or any(
+        isinstance(a, str) and PASSWORD_OPTION_ALONE.match(a) and isinstance(b, str) and not b.startswith("-")
+        for a, b in zip(argv, argv[1:]))
 
 
 def redact_argv(argv: list) -> list:
-    """The argv with every password value hidden, the next element after an option alone too."""
-    out, hide_next = [], False
-    for a in argv:
-        if hide_next:
+    """The argv with every password value hidden: the value of ``-password=X`` in every spelling,
+    and the element after the option alone unless that element is itself an option."""
+    out = []
+    for i, a in enumerate(argv):
+        if i and PASSWORD_OPTION_ALONE.match(argv[i - 1]) and not a.startswith("-"):
             out.append(HIDDEN)
-            hide_next = False
             continue
         m = PASSWORD_OPTION.match(a)
         out.append(a[:m.end()] + HIDDEN if m and m.end() < len(a) else redact(a))
-        hide_next = bool(PASSWORD_OPTION_ALONE.match(a))
     return out

@@ -24,11 +24,13 @@ def parse(line):
 
 def emit(fmt, level, message, *args):
     stream = io.StringIO()
+    root_level = logging.getLogger().level
     logfmt.setup("DEBUG", fmt, stream)
     try:
         logging.getLogger("aix_exporter").log(level, message, *args)
     finally:
         logging.getLogger().handlers[:] = []
+        logging.getLogger().setLevel(root_level)   # (a root left at DEBUG has asyncio log into later tests)
     return stream.getvalue().rstrip("\n")
 
 
