@@ -82,10 +82,11 @@ def cpu_seconds(pid) -> float:
     return (int(f[11]) + int(f[12])) / tick
 
 
-def rss_bytes(pid) -> int:
+def rss_bytes(pid, field="VmRSS") -> int:
+    """Resident memory of a process (``field="VmHWM"``: its peak) from /proc/PID/status."""
     with open(f"/proc/{pid}/status") as fh:
         for line in fh:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) * 1024
     return 0
 

@@ -35,7 +35,7 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "exporter"), os.path.join(ROOT, "bench")]
 
-from common import free_port, stop  # noqa: E402
+from common import free_port, stop, wait  # noqa: E402
 from ssh_fleet import lpar  # noqa: E402
 from tests.e2e.sshd import Sshd  # noqa: E402
 
@@ -105,14 +105,8 @@ def exporter(sshd, root, work, targets, min_interval="5"):
                              "--web.listen-address", f"127.0.0.1:{port}"],
                             env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "exporter")),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(f"{url}/metrics", timeout=2).read()
-            break
-        except OSError:
-            time.sleep(0.2)
-    return proc, url
+    wait(port, 60)
+    return proc, f"http://127.0.0.1:{port}"
 
 
 def healthy_rounds(url, names, n=15, gap=0.5):

@@ -23,7 +23,7 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "exporter"), os.path.join(ROOT, "bench")]
 
-from common import free_port, rss_bytes, stop  # noqa: E402
+from common import free_port, rss_bytes, stop, wait  # noqa: E402
 from ssh_fleet import lpar  # noqa: E402
 from tests.e2e.sshd import Sshd  # noqa: E402
 
@@ -33,14 +33,6 @@ HOSTILE = {   # stand-in -> what it prints
     "usr/sbin/vmo": "yes '' | head -c 66060288",                          # 63 MiB of newlines
     "usr/sbin/asoo": "head -c 83886080 /dev/zero",                        # 80 MiB of NULs
 }
-
-
-def peak_bytes(pid) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def probe(url, name, out):
@@ -77,12 +69,7 @@ def main() -> int:
                                 stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
         url = f"http://127.0.0.1:{port}"
         try:
-            for _ in range(300):
-                try:
-                    urllib.request.urlopen(f"{url}/metrics", timeout=2).read()
-                    break
-                except OSError:
-                    time.sleep(0.2)
+            wait(port, 60)
             out: dict = {}
             for n in healthy:
                 probe(url, n, out)
@@ -97,7 +84,7 @@ def main() -> int:
                 for t in threads:
                     t.join()
                 ok += sum("aix_exporter_probe_success 1.0" in out.get(n, "") for n in healthy)
-            peak = peak_bytes(proc.pid)
+            peak = rss_bytes(proc.pid, "VmHWM")
             time.sleep(10)
             after = rss_bytes(proc.pid)
         finally:
