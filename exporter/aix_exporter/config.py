@@ -159,9 +159,9 @@ BOUNDS = {
 _TARGET_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
-def _targets(s: Settings, errors: list) -> None:
-    """``targets:`` as TargetSettings with their tsm sections built, every problem appended."""
-    from .collectors import registry
+def _targets(s: Settings, errors: list, collector_names=None) -> None:
+    """``targets:`` as TargetSettings with their tsm sections built, every problem appended
+    (``collector_names``: the collectors a target may name; None, not checked here)."""
     if not isinstance(s.targets, list):
         return
     built, seen = [], set()
@@ -179,10 +179,10 @@ def _targets(s: Settings, errors: list) -> None:
             v = getattr(t, key)
             if v is not None and (not isinstance(v, str) or not v.startswith("/")):
                 errors.append((f"{where}.{key}", f"{where}.{key}: must be an absolute path"))
-        unknown = [c for c in (t.collectors or []) if c not in registry()]
+        unknown = [c for c in (t.collectors or []) if collector_names is not None and c not in collector_names]
         if unknown:
             errors.append((f"{where}.collectors", f"{where}.collectors: unknown {', '.join(map(str, unknown))}; "
-                                                  f"known: {', '.join(registry())}"))
+                                                  f"known: {', '.join(collector_names)}"))
         if t.tsm is not None:
             t.tsm = _build(TsmSettings, t.tsm, f"{where}.tsm", errors)
         built.append(t)
@@ -408,10 +408,12 @@ def file_problems(s: Settings) -> list:
     return out
 
 
-def load(path: Optional[str], check_files: bool = False) -> Settings:
+def load(path: Optional[str], check_files: bool = False, collector_names=None) -> Settings:
     """Settings from the YAML file; a ConfigError listing every problem at once, each line
     ``FILE:LINE:COLUMN: key.path: message`` where the file says where. ``check_files``
-    (--check-config): also what will fail at once on this machine (file_problems)."""
+    (--check-config): also what will fail at once on this machine (file_problems).
+    ``collector_names``: the collectors a target may name (the exporter passes its registry's;
+    this module imports no collector)."""
     if not path:
         return Settings()
     text = read_config_text(path, "configuration file")
@@ -425,7 +427,7 @@ def load(path: Optional[str], check_files: bool = False) -> Settings:
     marks = _marks(node) if node is not None else {}
     errors: list = []
     settings = _build(Settings, data, "", errors)
-    _targets(settings, errors)
+    _targets(settings, errors, collector_names)
     errors += problems(settings)
     for t in settings.targets:
         if isinstance(t, TargetSettings) and isinstance(t.tsm, TsmSettings):

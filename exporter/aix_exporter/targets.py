@@ -95,6 +95,7 @@ class OwnMetricsOnly:
     exporter's own metrics only."""
     name = "targets"
     slow_keys: frozenset = frozenset()
+    runs_commands = local_system = False
 
 
 class Fleet:

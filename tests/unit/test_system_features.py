@@ -112,6 +112,7 @@ def test_without_psutil_the_cpu_collector_is_left_out_and_says_what_is_missing(m
 
     class Src:
         name = "system"
+        runs_commands = local_system = True   # (the Source protocol's: a system source)
     with caplog.at_level(logging.WARNING):
         names = [c.name for c in cli.selected_collectors(args, Settings(), Src())]
     # every other default collector is still chosen, those after cpu too

@@ -88,7 +88,7 @@ def test_only_the_wrappers_own_last_line_is_its_cpu_report(err, cpu, left):
 
 
 def test_the_cpu_report_is_found_after_a_long_stderr():
-    err = b"x" * 4096          # (the head kept, as _STDERR_KEPT cuts it)
+    err = b"x" * 4096          # (the head kept, as STDERR_KEPT cuts it)
     tail = (b"y" * 5000 + b"\naix-exporter-cpu: 0.010 0.020\n")[-128:]
     got, left = cpu_report(err, tail)
     assert abs(got - 0.03) < 1e-9 and left == err
@@ -156,8 +156,9 @@ def test_targets_in_the_configuration(tmp_path):
     ("ssh: {known_hosts: known_hosts}\n", "ssh.known_hosts: must be an absolute path"),
 ])
 def test_a_wrong_target_is_refused_saying_which_and_why(tmp_path, body, want):
+    from aix_exporter.collectors import registry
     with pytest.raises(ConfigError) as e:
-        load(config(tmp_path, body))
+        load(config(tmp_path, body), collector_names=list(registry()))   # (as the exporter loads it)
     assert want in str(e.value)
 
 

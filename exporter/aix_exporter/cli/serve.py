@@ -97,11 +97,11 @@ def selected_collectors(args, settings, source) -> list:
     for name, cls in collector_registry().items():
         flag = getattr(args, f"c_{name}")
         enabled = cls.default_enabled if flag is None else flag
-        if cls.requires_system and source.name != "system":
+        if cls.requires_system and not source.local_system:
             if flag:
                 log.warning("msg=collector disabled: it needs --source system collector=%s", name)
             continue
-        if enabled and (source.name == "system" or source.name.startswith("ssh://")) and not cls.configured(settings):
+        if enabled and source.runs_commands and not cls.configured(settings):
             if flag:
                 log.warning("msg=collector disabled: enabled but not configured (see docs/configuration.md) collector=%s", name)
             continue
@@ -119,7 +119,7 @@ def _configuration(args):
     """(settings, web configuration) of --config.file and --web.config.file, every problem at once."""
     from .. import webconfig
     try:
-        settings = load(args.config, check_files=args.check_config)
+        settings = load(args.config, check_files=args.check_config, collector_names=list(collector_registry()))
         web_config = webconfig.load(args.web_config)
     except ConfigError as e:
         lines = str(e).splitlines()

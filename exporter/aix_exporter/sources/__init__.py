@@ -10,30 +10,10 @@ from __future__ import annotations
 from typing import Optional, Protocol
 
 from ..commands import COMMANDS
+from .base import CommandFailed, NotRunning, SourceError, TimedOut  # noqa: F401  (the sources' shared types)
 
 # key -> what runs on AIX (the command table); replay files are named <key>.txt
 KEYS = {key: c.aix for key, c in COMMANDS.items()}
-
-
-class SourceError(RuntimeError):
-    """The command text could not be obtained (missing file, failed command, timeout)."""
-
-
-class CommandFailed(SourceError):
-    """A command ran and exited non-zero; its output is kept for a command whose failure
-    with a known text is an answer (``iostat -p`` with no tapes)."""
-
-    def __init__(self, message: str, output: str = "", stderr: str = ""):
-        super().__init__(message)
-        self.output, self.stderr = output, stderr
-
-
-class TimedOut(SourceError):
-    """A command ran past its deadline and was ended (its process group, or its channel)."""
-
-
-class NotRunning(SourceError):
-    """None of the monitored processes runs: no data, and not a failure."""
 
 
 def open_regular(path: str, what: str = "file"):
@@ -59,6 +39,12 @@ class Source(Protocol):
     #: so the exporter runs the on-scrape collectors at once; False when reading is this
     #: process's own work (a file of a replay, the simulator), so they run one after another
     concurrent_reads: bool
+    #: True when the text comes from real commands (this system's or an LPAR's over SSH): a
+    #: collector that needs settings (a TSM password file, a report directory) runs only with them
+    runs_commands: bool
+    #: True when the commands run on this very host: a collector that reads the running system
+    #: directly (collectors/base.py requires_system) describes the same machine
+    local_system: bool
 
     def read(self, key: str) -> str: ...
 

@@ -9,6 +9,7 @@ from . import KEYS, SourceError, open_regular
 class ReplaySource:
     slow_keys: frozenset = frozenset()
     concurrent_reads = False   # its reads are this process's own work (sources/__init__.py)
+    runs_commands = local_system = False
 
     def __init__(self, directory: str):
         if not os.path.isdir(directory):

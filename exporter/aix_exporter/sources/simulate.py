@@ -40,6 +40,7 @@ def parse_spec(arg: str) -> dict:
 class SimulatedSource:
     slow_keys: frozenset = frozenset()
     concurrent_reads = False   # its reads are this process's own work (sources/__init__.py)
+    runs_commands = local_system = False
 
     def __init__(self, arg: str, settings=None, clock=time.time):
         spec = parse_spec(arg)

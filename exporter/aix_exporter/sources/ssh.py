@@ -47,8 +47,9 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from . import CommandFailed, SourceError, TimedOut
-from .system import _STDERR_KEPT, ENV, MAX_OUTPUT, SystemSource, redact
+from . import SourceError, TimedOut
+from .base import MAX_OUTPUT, STDERR_KEPT, exit_failure, rooted
+from .system import ENV, SystemSource, redact
 
 _SPEC = re.compile(r"^ssh://(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9_.:-]+?|\[[0-9A-Fa-f:.]+\])"
                    r"(?::(?P<port>\d{1,5}))?$")
@@ -148,10 +149,7 @@ class Connection:
             fut.cancel()
             raise TimedOut(f"{self.target.address}: {shown}: timed out after {timeout:g}s") from None
         if rc != 0:
-            errtext = err.decode("utf-8", "replace")
-            first = errtext.strip().splitlines()[:1]
-            raise CommandFailed(f"{self.target.address}: {shown}: exit status {rc}" + (f": {first[0][:200]}" if first else ""),
-                                out.decode("utf-8", "replace"), errtext)
+            raise exit_failure(f"{self.target.address}: {shown}", rc, out, err)
         return out.decode("utf-8", "replace")
 
     def close(self) -> None:
@@ -285,7 +283,7 @@ class Connection:
                     buf += chunk
 
             try:
-                await asyncio.gather(drain(proc.stdout, out, max_output), drain(proc.stderr, err, _STDERR_KEPT))
+                await asyncio.gather(drain(proc.stdout, out, max_output), drain(proc.stderr, err, STDERR_KEPT))
             except BaseException:
                 # freed now, not when the last reference to it goes (the other stream's reader, the
                 # exception's frames live on until the channel has closed): the budget is memory
@@ -314,7 +312,7 @@ class Connection:
 
 def cpu_report(err: bytes, tail: bytes) -> tuple:
     """(the remote command's CPU seconds from the wrapper's last line, or None; stderr without
-    that line). ``tail``: stderr's last bytes (its head may have been cut at _STDERR_KEPT)."""
+    that line). ``tail``: stderr's last bytes (its head may have been cut at STDERR_KEPT)."""
     m = CPU_LINE.search(tail)
     if not m:
         return None, err
@@ -337,6 +335,7 @@ def _one_line(e: BaseException) -> str:
 
 class SshSource(SystemSource):
     """The system source's commands, run on a remote LPAR (see the module's text)."""
+    local_system = False
 
     def __init__(self, target: SshTarget, settings=None):
         super().__init__(settings)
@@ -347,10 +346,8 @@ class SshSource(SystemSource):
         self.remote_clock = RemoteClock()   # the LPAR's clock as the log tail uses it (kept between reads)
 
     def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
-        root = self.settings.command_root   # (--path.commands: stand-ins under a directory of the remote host)
-        if root and argv and os.path.isabs(argv[0]):
-            argv = [os.path.join(root, argv[0].lstrip("/")), *argv[1:]]
-        return self.connection.run(argv, timeout, stdin)
+        # (--path.commands: stand-ins under a directory of the remote host)
+        return self.connection.run(rooted(argv, self.settings.command_root), timeout, stdin)
 
     def command_costs(self) -> dict:
         return self.connection.command_costs()

@@ -24,13 +24,12 @@ from ..commands import COMMANDS, TABLE
 from ..config import Settings, password_mode_problem
 from ..redaction import redact_argv
 from . import CommandFailed, NotRunning, SourceError, TimedOut, open_regular, processes, splat_window
+from .base import MAX_OUTPUT, STDERR_KEPT, exit_failure, rooted
 from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
 
 ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/bin:/usr/sbin:/bin:/sbin"}
 
 
-MAX_OUTPUT = 64 << 20    # bytes of stdout one command may print; more is an error, not memory
-_STDERR_KEPT = 4096
 def redact(argv: list) -> str:
     """The command line for a log line, with the value of dsmadmc's password option hidden in
     every spelling dsmadmc accepts (-pa= to -password=, any case, or the option alone and its
@@ -167,7 +166,7 @@ def _communicate(proc, shown: str, timeout: float, max_output: int, stdin: Optio
                         problem = f"printed more than {max_output} bytes, process group killed"
                     else:
                         out.append(chunk)
-                elif sum(len(c) for c in err) < _STDERR_KEPT:
+                elif sum(len(c) for c in err) < STDERR_KEPT:
                     err.append(chunk)
     if problem is None and not _reap(proc, max(0.0, deadline - time.monotonic())):
         problem = f"timed out after {timeout:g}s, process group killed"
@@ -177,10 +176,7 @@ def _communicate(proc, shown: str, timeout: float, max_output: int, stdin: Optio
     proc.stdout.close()
     proc.stderr.close()
     if proc.returncode != 0:
-        errtext = b"".join(err).decode("utf-8", "replace")
-        first = errtext.strip().splitlines()[:1]
-        raise CommandFailed(f"{shown}: exit status {proc.returncode}" + (f": {first[0][:200]}" if first else ""),
-                            b"".join(out).decode("utf-8", errors="replace"), errtext)
+        raise exit_failure(shown, proc.returncode, b"".join(out), b"".join(err))
     return b"".join(out).decode("utf-8", errors="replace")
 
 
@@ -211,6 +207,8 @@ class SystemSource:
     name = "system"
     slow_keys = frozenset(c.key for c in TABLE if c.background)
     concurrent_reads = True   # each read waits on a command: the collectors run at once
+    runs_commands = True
+    local_system = True
 
     def __init__(self, settings: Optional[Settings] = None):
         self.settings = settings or Settings()
@@ -220,9 +218,7 @@ class SystemSource:
 
     def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
         """The runner every command of this source goes through (under command_root if set)."""
-        root = self.settings.command_root
-        if root and argv and os.path.isabs(argv[0]):
-            argv = [os.path.join(root, argv[0].lstrip("/")), *argv[1:]]
+        argv = rooted(argv, self.settings.command_root)
         if stdin is None:   # (the two-argument call is the runner's interface: tests replace it)
             return run(argv, timeout)
         return run(argv, timeout, stdin=stdin)
