@@ -38,6 +38,8 @@ from .redaction import redact
 from .sources import NotRunning, SourceError
 
 log = logging.getLogger("aix_exporter")
+PACE_SCRAPES = 5      # scrapes whose gaps give a paced target's interval
+PACE_MARGIN = 3.0     # seconds a paced background run ends before the scrape it is for
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,13 @@ class Result:
 
 class Exporter:
     def __init__(self, source, collectors: list, max_age: Optional[dict] = None, clock=time.time,
-                 min_interval: float = 0.0, own_metrics: bool = True):
+                 min_interval: float = 0.0, own_metrics: bool = True, paced: bool = False):
         self.source = source
+        # paced (a /probe target): the background collectors run once before each expected scrape,
+        # not back to back; an LPAR probed once a minute then runs vmstat, iostat and the splat
+        # report's reads once a minute each, their results a few seconds old at the probe
+        self.paced = paced
+        self._scrapes: list = []            # monotonic times of the last scrapes (at most PACE_SCRAPES)
         self.own_metrics = own_metrics      # False for a probe target: no build info, no process CPU
         self.min_interval = min_interval
         self._scrape_lock = threading.Lock()
@@ -164,6 +171,7 @@ class Exporter:
         inline = []
         with self._scrape_lock:
             now = time.monotonic()
+            self._scrapes = [*self._scrapes[-(PACE_SCRAPES - 1):], now]
             if self._collected_at is not None and now - self._collected_at < self.min_interval:
                 return False, frozenset()
             futures = {}
@@ -224,7 +232,28 @@ class Exporter:
         while not self._stop.is_set():
             started = time.monotonic()
             self.run_collector(c)
-            self._stop.wait(max(0.0, period - (time.monotonic() - started)))
+            took = time.monotonic() - started
+            wait = max(0.0, period - took)
+            if self.paced:
+                wait = max(wait, self._until_ready_for_next_scrape(took))
+            self._stop.wait(wait)
+
+    def _until_ready_for_next_scrape(self, took: float) -> float:
+        """Seconds to wait so that a run taking ``took`` ends PACE_MARGIN before the next scrape
+        expected (the median gap of the last ones); 0 until two scrapes came."""
+        with self._scrape_lock:
+            times = list(self._scrapes)
+        if len(times) < 2:
+            return 0.0
+        gaps = sorted(b - a for a, b in zip(times, times[1:]))
+        interval = gaps[len(gaps) // 2]
+        if interval <= 0:
+            return 0.0
+        now = time.monotonic()
+        start = times[-1] + interval - took - PACE_MARGIN
+        while start < now:           # that scrape is too near: be ready for the one after
+            start += interval
+        return start - now
 
     def stop(self):
         self._stop.set()

@@ -639,3 +639,45 @@ def test_which_sources_read_concurrently():
     from aix_exporter.sources.system import SystemSource
     assert (ReplaySource.concurrent_reads, SimulatedSource.concurrent_reads) == (False, False)
     assert (SystemSource.concurrent_reads, SshSource.concurrent_reads) == (True, True)
+
+
+class CountedSlow(Slow):
+    runs = 0
+
+    def period(self):
+        return 0.05
+
+    def collect(self, source):
+        type(self).runs += 1
+        return super().collect(source)
+
+
+@pytest.mark.parametrize("paced", [True, False])
+def test_a_paced_targets_background_runs_once_before_each_scrape(monkeypatch, paced):
+    """Issue 57, item 8: a /probe target's background collectors (vmstat, iostat, the splat
+    report) ran back to back, six to twelve times between two probes a minute apart; paced, they
+    run once before each expected scrape, and their result is fresh at it."""
+    from aix_exporter import exporter as ex_module
+    monkeypatch.setattr(ex_module, "PACE_MARGIN", 0.2)
+
+    class Counted(CountedSlow):
+        runs = 0
+
+    ex = Exporter(FakeSource(), [Good(SETTINGS), Counted(SETTINGS)], paced=paced)
+    ex.start_background()
+    try:
+        for _ in range(3):            # scrapes 0.6 s apart: the pace is learnt
+            ex.scrape(1.0)
+            time.sleep(0.6)
+        before = Counted.runs
+        for _ in range(4):
+            ex.scrape(1.0)
+            assert ex.current()["slow"], "a background result not fresh at its scrape"
+            time.sleep(0.6)
+        during = Counted.runs - before
+    finally:
+        ex.stop()
+    if paced:
+        assert 2 <= during <= 6, during   # once an interval (4 intervals), give or take one at each end
+    else:
+        assert during >= 20, during       # back to back, every 0.05 s

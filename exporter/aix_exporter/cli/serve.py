@@ -214,7 +214,7 @@ def _fleet(args, settings, sources: dict):
         chosen = selected_collectors(args, ts, source)
         if t.collectors is not None:
             chosen = [c for c in chosen if c.name in t.collectors]
-        exporters[t.name] = Exporter(source, chosen, min_interval=args.min_interval, own_metrics=False)
+        exporters[t.name] = Exporter(source, chosen, min_interval=args.min_interval, own_metrics=False, paced=True)
     return Fleet(exporters, settings.probe.max_concurrent)
 
 
