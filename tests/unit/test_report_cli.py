@@ -25,16 +25,25 @@ SELECTOR = 'job=~"aix.*"'
 
 
 @pytest.mark.parametrize("text,seconds", [("30d", 30 * DAY), ("12h", 43200), ("600s", 600), ("10m", 600),
-                                          ("1w", 604800), ("90", 90), ("1.5h", 5400)])
+                                          ("1w", 604800), ("1.5h", 5400), ("5y", 5 * 365 * 86400)])
 def test_durations(text, seconds):
     assert _options.duration(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["5y", "", "h", "tenm"])
+@pytest.mark.parametrize("text", ["5x", "", "h", "tenm"])
 def test_a_duration_that_is_none_says_what_one_is(text):
     with pytest.raises(Exception) as e:
         _options.duration(text)
     assert str(e.value) == f"{text!r}: a duration such as 30d, 12h, 600s"
+
+
+@pytest.mark.parametrize("text", ["1", "24", "90", "1.5"])
+def test_a_bare_number_is_refused_saying_a_unit_is_needed(text):
+    """Issue 58, item 2: `plan --window 1` (meant: an hour) averaged over one second."""
+    with pytest.raises(Exception) as e:
+        _options.duration(text)
+    assert str(e.value) == (f"{text!r}: a duration needs its unit, such as 30d, 12h, 90m or 600s (a bare number is "
+                            "not taken as seconds)")
 
 
 class Calls:
@@ -245,7 +254,9 @@ def test_on_a_terminal_progress_is_one_line_rewritten_and_ended(tmp_path, monkey
     (["--census", "--after", "1..2"], "--census ranks every LPAR: without --instance, --auto, --before or --after"),
     (["--instance", "a", "--auto", "--tz", "Mars/Base"],
      "--tz 'Mars/Base': not a time zone name (Europe/Berlin, America/Chicago, UTC)"),
-    (["--instance", "a", "--auto", "--margin", "5y"], "argument --margin: '5y': a duration such as 30d, 12h, 600s"),
+    (["--instance", "a", "--auto", "--margin", "5x"], "argument --margin: '5x': a duration such as 30d, 12h, 600s"),
+    (["--instance", "a", "--auto", "--window", "24"], "argument --window: '24': a duration needs its unit, such as 30d, "
+                                                     "12h, 90m or 600s (a bare number is not taken as seconds)"),
 ])
 def test_wrong_combinations_are_refused_with_the_reason(tmp_path, monkeypatch, capsys, args, message):
     Calls(monkeypatch)

@@ -16,11 +16,12 @@ def shown(url):
 
 
 def duration(text: str) -> float:
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+    """An argparse type: seconds of a duration with its unit (durations.seconds)."""
+    from ..durations import DurationError, seconds
     try:
-        return float(text[:-1]) * units[text[-1]] if text[-1] in units else float(text)
-    except (ValueError, IndexError, KeyError):
-        raise argparse.ArgumentTypeError(f"{text!r}: a duration such as 30d, 12h, 600s") from None
+        return seconds(text)
+    except DurationError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def add_store(p: argparse.ArgumentParser) -> None:

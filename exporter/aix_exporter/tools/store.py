@@ -27,14 +27,13 @@ from dataclasses import dataclass
 from typing import Iterator, Optional
 
 from .. import httpclient
+from ..durations import DAY, DurationError, seconds
 from ..errors import CommandError
 
 BATCH_SAMPLES = 20000        # samples a request
 TIMEOUT = 50.0               # seconds a request, the whole of it (a store that drips its answer is cut off)
 MAX_ANSWER = 64 << 20        # bytes of one answer: the store's largest is its label values
-DAY = 86400
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": DAY, "w": 7 * DAY, "y": 365 * DAY}
 
 
 class StoreError(CommandError, RuntimeError):
@@ -42,17 +41,13 @@ class StoreError(CommandError, RuntimeError):
 
 
 def duration(text: str, default_unit: str = "s") -> Optional[float]:
-    """Seconds of a Prometheus/VictoriaMetrics duration ('15d', '1y2d', '30d12h'; a bare number
-    is in ``default_unit``); None for 0 (no limit)."""
-    text = text.strip()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        seconds = float(text) * (31 * DAY if default_unit == "month" else _UNITS[default_unit])
-    else:
-        parts = re.findall(r"(\d+(?:\.\d+)?)(ms|[smhdwy])", text)
-        if not parts or "".join(n + u for n, u in parts) != text:
-            raise StoreError(f"cannot read the duration {text!r}")
-        seconds = sum(float(n) * _UNITS[u] for n, u in parts)
-    return seconds or None
+    """Seconds of a Prometheus/VictoriaMetrics duration flag ('15d', '1y2d', '30d12h'; a bare
+    number only where the store reads one, in ``default_unit``); None for 0 (no limit)."""
+    try:
+        value = seconds(text, default_unit)
+    except DurationError:
+        raise StoreError(f"cannot read the duration {text.strip()!r}") from None
+    return value or None
 
 
 def _get(url: str, timeout: float = 30.0) -> bytes:
