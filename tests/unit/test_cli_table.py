@@ -81,3 +81,16 @@ def test_no_function_of_the_ways_in_is_over_100_lines():
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 100:
                     long.append(f"{folder}/{path.name}:{node.name}")
     assert long == []
+
+
+@pytest.mark.parametrize("word, line", [
+    ("reprot", "aix-exporter: unknown command 'reprot' (did you mean report?); the commands: serve, simulate, import, "
+               "report, plan (aix-exporter --help)"),
+    ("xyz", "aix-exporter: unknown command 'xyz'; the commands: serve, simulate, import, report, plan "
+            "(aix-exporter --help)"),
+])
+def test_a_mistyped_command_gets_one_line_not_the_whole_usage(word, line, capsys):
+    """Issue 58, item 7: `aix-exporter reprot` printed the exporter's whole usage."""
+    from aix_exporter.cli import main
+    assert main([word, "--prometheus", "http://x"]) == 2
+    assert capsys.readouterr().err == line + "\n"

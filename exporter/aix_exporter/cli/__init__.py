@@ -94,8 +94,24 @@ def split(argv: list) -> tuple:
     return DEFAULT, argv
 
 
+def unknown_command(word: str) -> Optional[str]:
+    """The line for a first argument that is a word but no subcommand (a typo such as
+    ``reprot``), or None for an option, an @file or a subcommand."""
+    if not word or word.startswith(("-", "@")) or word in COMMANDS:
+        return None
+    import difflib
+    near = difflib.get_close_matches(word, list(COMMANDS), n=1)
+    return (f"aix-exporter: unknown command {word!r}" + (f" (did you mean {near[0]}?)" if near else "")
+            + f"; the commands: {', '.join(COMMANDS)} (aix-exporter --help)")
+
+
 def main(argv: Optional[list] = None) -> int:
-    name, rest = split(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    wrong = unknown_command(argv[0]) if argv else None
+    if wrong:
+        print(wrong, file=sys.stderr)
+        return 2
+    name, rest = split(argv)
     mod, p = module(name), parser(name)
     # a subcommand with subcommands of its own (import FORMAT) takes its arguments as they are
     args = argparse.Namespace(argv=rest) if getattr(mod, "PASS_THROUGH", False) else p.parse_args(rest)
