@@ -49,8 +49,10 @@ class Prometheus:
         except httpclient.HTTPClientError as e:
             if e.status is not None:
                 reason = _server_error(e.body)
+                hint = ("; is this Prometheus or VictoriaMetrics? (an exporter's port answers 404 here: the demo's "
+                        "Prometheus is http://127.0.0.1:19090)") if e.status == 404 else ""
                 raise QueryError(f"{self.url}: HTTP {e.status}" + (f": {reason}" if reason else
-                                                                    f" {e.reason.split(' ', 2)[-1]}")) from None
+                                                                    f" {e.reason.split(' ', 2)[-1]}") + hint) from None
             if e.reason.startswith("the answer is larger"):
                 raise QueryError(f"{self.url}: {e.reason}; narrow the window or the step") from None
             raise QueryError(f"{self.url}: {e.reason}") from None

@@ -271,3 +271,14 @@ def test_several_daily_files_of_one_lpar_make_one_series_in_time_order(tmp_path)
     assert [t for t, _ in pool] == [day1 + h * 3600 for h in range(48)]              # one series, in order
     assert {v for t, v in pool if t < day1 + 86400} == {0.0} and {v for t, v in pool if t >= day1 + 86400} == {160 * 16 * 2**20}
     assert {v for t, v in user if t < day1 + 86400} == {0.03} and {v for t, v in user if t >= day1 + 86400} == {0.28}
+
+
+def test_a_directory_given_as_a_recording_says_to_name_its_files(tmp_path):
+    """Issue 58, item 7: `import nmon DIR` said 'a pipe or device' of a directory."""
+    import subprocess
+    import sys
+    from tests.e2e.helpers import env
+    r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "import", "nmon", str(tmp_path), "--out",
+                        str(tmp_path / "h.om")], capture_output=True, text=True, env=env(), timeout=60)
+    assert (r.returncode, r.stderr) == (1, f"aix-exporter import nmon: {tmp_path}: a directory: name its recordings "
+                                           f"({tmp_path}/*.nmon)\n")

@@ -230,3 +230,32 @@ def test_a_prometheus_that_cannot_be_reached_is_one_line():
         Prometheus("http://127.0.0.1:9", timeout=5).scalar("up", END)     # (the discard port: nothing listens)
     assert str(e.value) == "http://127.0.0.1:9: Connection refused"     # one line, no Python exception names
 
+
+
+def test_a_404_says_the_url_may_be_an_exporters_not_a_stores():
+    """Issue 58, item 7: --prometheus pointed at the exporter's port gave 'HTTP 404' alone."""
+    import http.server
+    import threading
+    from aix_exporter.promapi import Prometheus, QueryError
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(404)
+            self.send_header("Content-Length", "10")
+            self.end_headers()
+            self.wfile.write(b"not found\n")
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(QueryError) as e:
+            Prometheus(f"http://127.0.0.1:{srv.server_port}").result("up")
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert "HTTP 404" in str(e.value) and str(e.value).endswith(
+        "is this Prometheus or VictoriaMetrics? (an exporter's port answers 404 here: the demo's Prometheus is "
+        "http://127.0.0.1:19090)")

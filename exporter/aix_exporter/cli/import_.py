@@ -89,8 +89,12 @@ def _checked(fmt: str, argv: list) -> argparse.Namespace:
         p.error("--target takes k=v,k=v")
     for path in args.files:
         if not os.path.isfile(path):
-            why = "not a regular file (a pipe or device: save the recording to a file first)" \
-                if os.path.exists(path) else "no such file"
+            if os.path.isdir(path):
+                why = f"a directory: name its recordings ({os.path.join(path, '*.nmon')})"
+            elif os.path.exists(path):
+                why = "not a regular file (a pipe or device: save the recording to a file first)"
+            else:
+                why = "no such file"
             raise Failed(fmt, f"{path}: {why}")
     if args.tsdb and not shutil.which("promtool") and not args.out:   # before the import: its history would be lost
         raise Failed(fmt, "promtool not found (Debian package prometheus): --tsdb needs it; "
