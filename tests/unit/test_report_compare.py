@@ -121,10 +121,14 @@ def test_mixed_same_and_unjudged_verdicts():
     mixed = comparison({"tape": (100.0, 200.0), "pin_miss": (0.01, 0.02)})
     assert mixed.verdict() == ("Tape throughput went from 100.0 to 200.0 MiB/s (2.00x). "
                                "The pin_seg_range lock missed 1.0% of its acquisitions before and 2.0% after. "
-                               "Better: Tape throughput, read + written. Worse: pin_seg_range lock miss ratio.")
+                               "Better: Tape throughput, read + written. Worse: pin_seg_range lock miss ratio. "
+                               "Judged on Tape throughput, read + written and pin_seg_range lock miss ratio only: "
+                               "System / user CPU has no data in these windows.")
     same = comparison({"tape": (100.0, 103.0)})
     assert same.verdict() == ("Tape throughput went from 100.0 to 103.0 MiB/s (1.03x). "
-                              "No deciding figure moved by more than 5%.")
+                              "No deciding figure moved by more than 5%. "
+                              "Judged on Tape throughput, read + written only: System / user CPU and pin_seg_range "
+                              "lock miss ratio have no data in these windows.")
     assert comparison({}).verdict() == "No deciding figure can be judged from this data."
 
 
@@ -134,6 +138,7 @@ def test_figures_the_data_cannot_support_are_named_with_their_reasons():
     assert cmp.verdict() == (
         "The pin_seg_range lock missed 25.0% of its acquisitions before and 1.0% after. "
         "Every deciding figure that moved improved: the change helped. "
+        "Judged on pin_seg_range lock miss ratio only: System / user CPU has no data in these windows. "
         "Not judged, the data cannot support it: Tape throughput, read + written "
         "(before: counter x reset 1 time, after: only 50% of the window has data).")
 
@@ -658,3 +663,25 @@ def test_a_window_without_any_figure_is_an_error_not_a_report_of_dashes(which):
     # one figure is enough for a report
     one = [("aix_tape", 5.0)]
     assert c.compare(Fake(scalars=one), "a", c.Window(0, 3600), c.Window(7200, 10800), plots=False).rows[0].after == 5.0
+
+
+def test_a_verdict_on_nmon_history_says_what_it_judged_and_what_it_could_not():
+    """Issue 58, item 3: nmon records neither tape nor pin-lock misses; the verdict said "the
+    change helped" on System / user CPU alone without saying so."""
+    nmon = comparison({"sys_per_user": (4.0, 0.5)})
+    assert nmon.verdict().endswith(
+        "Every deciding figure that moved improved: the change helped. Judged on System / user CPU only: Tape "
+        "throughput, read + written and pin_seg_range lock miss ratio have no data in these windows (nmon "
+        "recordings have no tape or pin-lock data).")
+    whole = comparison({"tape": (100.0, 200.0), "pin_miss": (0.25, 0.01), "sys_per_user": (4.0, 0.5)})
+    assert "Judged on" not in whole.verdict()
+
+
+def test_a_deciding_figure_without_data_reads_no_data_in_the_table_and_the_csv():
+    from aix_exporter.report.render import csv_text
+    nmon = comparison({"sys_per_user": (4.0, 0.5)})
+    assert [(r.figure.key, r.verdict) for r in nmon.rows if r.figure.decides] == [
+        ("tape", "no data"), ("sys_per_user", "better"), ("pin_miss", "no data")]
+    rows = {line.split(",")[1]: line.split(",")[5:7] for line in csv_text(nmon).splitlines()[1:]}
+    assert (rows["tape"], rows["pin_miss"], rows["sys_per_user"], rows["user"]) == (
+        ["n/a", "no data"], ["n/a", "no data"], ["0.12", "better"], ["n/a", ""])

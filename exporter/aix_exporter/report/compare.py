@@ -121,14 +121,15 @@ class FigureRow:
     @property
     def verdict(self) -> str:
         """better, worse or same (within the table's band, 5 %) for a judged deciding figure;
-        'not judged' when its data cannot support it; '' for figures that do not decide."""
+        'not judged' when its data cannot support it; 'no data' when a window has none of it (nmon
+        history: tape, pin-lock misses); '' for figures that do not decide."""
         if not self.figure.decides:
             return ""
         if self.problems:
             return "not judged"
         r = self.ratio
-        if r is None:
-            return ""
+        if r is None:   # (a deciding figure the windows have no data for: the verdict names it too)
+            return "no data" if self.before is None or self.after is None else ""
         if abs(r - 1) < SAME_BAND:
             return "same"
         up = r > 1
@@ -213,6 +214,13 @@ class Comparison:
             parts.append(f"No deciding figure moved by more than {SAME_BAND:.0%}.")
         else:
             parts.append("No deciding figure can be judged from this data.")
+        lacking = [r for r in self.rows if r.figure.decides and not r.judged and not r.problems]
+        if judged and lacking:   # a verdict on some of the deciding figures says which
+            names = [r.figure.title for r in lacking]
+            nmon = {r.figure.key for r in lacking} <= {"tape", "pin_miss"}
+            parts.append(f"Judged on {_and([r.figure.title for r in judged if r.figure.decides])} only: "
+                         f"{_and(names)} {'has' if len(names) == 1 else 'have'} no data in these windows"
+                         + (" (nmon recordings have no tape or pin-lock data)." if nmon else "."))
         refused = [r for r in self.rows if r.figure.decides and r.problems]
         if refused:
             parts.append("Not judged, the data cannot support it: " + "; ".join(
@@ -235,6 +243,10 @@ class Comparison:
         return " ".join(parts)
 
 
+
+
+def _and(names: list) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def selector(instance: str, base: str = SELECTOR) -> str:
