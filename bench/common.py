@@ -9,6 +9,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "exporter"))
+from aix_exporter.tools.tempprom import free_port  # noqa: E402,F401  (the one free_port; benches import it from here)
 HEADERS = {  # what Prometheus 2.x sends
     "Accept": "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
               "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
@@ -16,12 +18,6 @@ HEADERS = {  # what Prometheus 2.x sends
     "User-Agent": "Prometheus/2.42.0",
     "X-Prometheus-Scrape-Timeout-Seconds": "10",
 }
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start(argv):

@@ -1,7 +1,6 @@
 import os
 import pathlib
 import shutil
-import socket
 import sys
 
 import pytest
@@ -12,6 +11,8 @@ SHARED = pathlib.Path(os.environ.get("AIX_EXPORTER_SHARED", ROOT.parent / "share
 CORPUS = SHARED / "corpus"
 
 sys.path.insert(0, str(ROOT / "exporter"))
+
+from aix_exporter.tools.tempprom import free_port  # noqa: E402,F401  (the one free_port: tests import it from here)
 
 
 def corpus_or_skip(path: pathlib.Path, what: str):
@@ -41,12 +42,6 @@ def bench_common():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def recording_rule(record: str) -> str:
