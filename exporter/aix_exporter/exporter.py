@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 import resource
 import threading
 import time
@@ -136,12 +137,14 @@ class Exporter:
             at = None if cut else self._collected_at
         return Collection(ran, cut, self.current(cut), at)
 
-    def current(self, cut_off: frozenset = frozenset()) -> dict:
+    def current(self, cut_off: frozenset = frozenset(), results: Optional[dict] = None) -> dict:
         """{collector name: True when its last run succeeded, it was not cut off by this scrape's
-        deadline and its data is not older than its max age} (aix_exporter_collector_success)."""
+        deadline and its data is not older than its max age} (aix_exporter_collector_success);
+        ``results``: a snapshot already taken, so that the figures and their success agree."""
         now = self.clock()
-        with self._lock:
-            results = dict(self.results)
+        if results is None:
+            with self._lock:
+                results = dict(self.results)
         out = {}
         for c in self.collectors:
             r = results[c.name]
@@ -251,8 +254,8 @@ class Exporter:
             return 0.0
         now = time.monotonic()
         start = times[-1] + interval - took - PACE_MARGIN
-        while start < now:           # that scrape is too near: be ready for the one after
-            start += interval
+        if start < now:              # that scrape is too near: be ready for the first one after it
+            start += math.ceil((now - start) / interval) * interval
         return start - now
 
     def stop(self):
@@ -288,7 +291,7 @@ class Exporter:
                                  "Unix time of the collector's last successful run.", labels=["collector"])
         with self._lock:
             results = dict(self.results)
-        current = self.current(cut_off)
+        current = self.current(cut_off, results)
         for c in self.collectors:
             r = results[c.name]
             fresh = current[c.name]
