@@ -168,8 +168,7 @@ class Server:
         self._stopping: Optional[asyncio.Event] = None
         self._started = threading.Event()
         self._last_refused_log = float("-inf")   # never yet: the first one is logged, whatever the clock reads
-        self._last_emfile_log = float("-inf")
-        self._loop_errors: dict = {}          # (message, exception type) -> [last logged, not logged since]
+        self._loop_errors: dict = {}          # kind of loop error -> [last logged, not logged since]
 
     # -- lifecycle -----------------------------------------------------------
     def serve_forever(self):
@@ -205,25 +204,28 @@ class Server:
             # connection task cancelled at shutdown for its exception; nothing went wrong
             return
         if "out of system resource" in message:
-            now = time.monotonic()
-            if now - self._last_emfile_log < 60:
-                return
-            self._last_emfile_log = now
-            log.error("msg=cannot accept connections: %s; open connections=%d (raise the file descriptor "
-                      "limit, ulimit -n, or lower --web.max-connections); retrying every second",
-                      exc or message, len(self._connections))
+            if self._not_logged_since(("out of system resource",)) is not None:
+                log.error("msg=cannot accept connections: %s; open connections=%d (raise the file descriptor "
+                          "limit, ulimit -n, or lower --web.max-connections); retrying every second",
+                          exc or message, len(self._connections))
             return
-        kind = (message, type(exc).__name__ if exc else "")
+        skipped = self._not_logged_since((message, type(exc).__name__ if exc else ""))
+        if skipped is not None:
+            more = f" ({skipped} more of this kind in the last minute)" if skipped else ""
+            log.error("msg=%s%s%s", message, f": {type(exc).__name__}: {exc}" if exc else "", more)
+
+    def _not_logged_since(self, kind: tuple) -> Optional[int]:
+        """None when a loop error of this kind was logged less than a minute ago (this one is
+        counted, not logged); else how many were not logged since that line."""
         now = time.monotonic()
         seen = self._loop_errors.get(kind)
         if seen is not None and now - seen[0] < 60:
             seen[1] += 1
-            return
+            return None
         if seen is None and len(self._loop_errors) >= 64:   # (kinds are few; a bound all the same)
             self._loop_errors.pop(next(iter(self._loop_errors)))
         self._loop_errors[kind] = [now, 0]
-        more = f" ({seen[1]} more of this kind in the last minute)" if seen is not None and seen[1] else ""
-        log.error("msg=%s%s%s", message, f": {type(exc).__name__}: {exc}" if exc else "", more)
+        return seen[1] if seen is not None else 0
 
     async def _main(self):
         self._loop = asyncio.get_running_loop()
