@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 
 # dsmadmc's -PAssword= in any abbreviation from -pa, any case (config.DSMADMC_PASSWORD_OPTION)
-PASSWORD_OPTION = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?=", re.IGNORECASE)
-_IN_TEXT = re.compile(r"(?<![\w-])(-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?(?:=|\s+(?!-)|'\s*,\s*'(?!-)))"
+_OPTION = r"-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?"
+PASSWORD_OPTION = re.compile(rf"^{_OPTION}=", re.IGNORECASE)
+_IN_TEXT = re.compile(rf"(?<![\w-])({_OPTION}(?:=|\s+(?!-)|'\s*,\s*'(?!-)))"
                       r"(\"[^\"]*\"|'[^']*'|[^\s'\",\]\)]+)", re.IGNORECASE)
 # the option alone, its value the next argv element (``-password X``, ``-pa X``)
-PASSWORD_OPTION_ALONE = re.compile(r"^-pa(?:s(?:s(?:w(?:o(?:r(?:d)?)?)?)?)?)?$", re.IGNORECASE)
+PASSWORD_OPTION_ALONE = re.compile(rf"^{_OPTION}$", re.IGNORECASE)
 _USERINFO = re.compile(r"\b([a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
 HIDDEN = "***"
 

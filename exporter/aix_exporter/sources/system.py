@@ -22,7 +22,7 @@ from typing import Optional
 
 from ..commands import COMMANDS, TABLE
 from ..config import Settings, password_mode_problem
-from ..redaction import redact_argv
+from ..redaction import HIDDEN, redact_argv
 from . import CommandFailed, NotRunning, SourceError, TimedOut, open_regular, processes, splat_window
 from .base import MAX_OUTPUT, STDERR_KEPT, exit_failure, rooted
 from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
@@ -195,9 +195,9 @@ def _without(error: SourceError, stdin: Optional[bytes]) -> SourceError:
     """The error with the secret sent on standard input hidden in its text and output, wherever
     the command echoed it (the same type, so callers tell a failure from a timeout as before)."""
     secret = (stdin or b"").decode("utf-8", "replace").strip()
-    if len(secret) < 1 or secret not in f"{error}{getattr(error, 'output', '')}{getattr(error, 'stderr', '')}":
+    if not secret or secret not in f"{error}{getattr(error, 'output', '')}{getattr(error, 'stderr', '')}":
         return error
-    hide = lambda text: text.replace(secret, "***")
+    hide = lambda text: text.replace(secret, HIDDEN)
     if isinstance(error, CommandFailed):
         return CommandFailed(hide(str(error)), hide(error.output), hide(error.stderr))
     return type(error)(hide(str(error)))
@@ -291,10 +291,9 @@ class SystemSource:
                                   f"does not answer); the next is tried in {left:.0f}s")
             try:
                 return self.run(argv, timeout) if stdin is None else self.run(argv, timeout, stdin)
-            except TimedOut as e:
-                self._dsmadmc_quiet_until = time.monotonic() + self.settings.command_timeout_seconds
-                raise _without(e, stdin) from None
             except SourceError as e:   # (a dsmadmc that echoes its standard input: the password)
+                if isinstance(e, TimedOut):
+                    self._dsmadmc_quiet_until = time.monotonic() + self.settings.command_timeout_seconds
                 raise _without(e, stdin) from None
         finally:
             self._dsmadmc_lane.release()
