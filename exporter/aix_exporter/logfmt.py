@@ -3,8 +3,9 @@ or one JSON object a line (--log.format=json), as the Prometheus exporters write
 
 A message written as key=value pairs (``msg=...`` among them) is kept as its pairs; a value
 with blanks, quotes, ``=`` or control characters is quoted, its control characters escaped
-(``\n``, ``\x1b``). Free text is the value of ``msg``. Every line has ``ts`` (ISO 8601, UTC,
-milliseconds), ``level`` (lower case) and ``msg``.
+as JSON and go-logfmt read them (a newline as ``\\n``, ESC as ``\\u001b``). Free text is
+the value of ``msg``. Every line has ``ts`` (ISO 8601, UTC, milliseconds), ``level`` (lower
+case) and ``msg``.
 
 The keys come from our own text only: a record's pairs are read from its format string
 (``"msg=collection failed collector=%s error=%s"``) and each argument is put into its own

@@ -42,6 +42,7 @@ elsif ($op eq 'rfind') { my ($f, @s) = fh($a[0]); my $w = pack('H*', $a[1]); my 
 else { fail("unknown operation $op") }
 """
 MAX_RFIND = 64 << 20
+READ_PIECE = 4 << 20    # bytes a read asks for at once (8 MiB of hex, under the target's output budget)
 CLOCK_JUMP = 300.0   # seconds the LPAR's clock may run ahead of ours between two readings
 
 
@@ -80,7 +81,6 @@ class RemoteClock:
         self._suspect = None
         self._last = (value, here)
         return value
-READ_PIECE = 4 << 20    # bytes a read asks for at once (8 MiB of hex, under the target's output budget)
 
 
 class _Handle:
