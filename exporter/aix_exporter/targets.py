@@ -64,6 +64,30 @@ def open_sources(settings, check_files: bool = False) -> dict:
     return sources
 
 
+def build(source, settings, choose, min_interval: float, entry=None):
+    """The one way an exporter of one target is made, for ``--source`` (``entry`` None) and for
+    each ``targets:`` entry: its collectors chosen by ``choose(settings, source)`` (the command
+    line's --collector flags and what the source and the settings allow), narrowed to the
+    entry's ``collectors:`` list; an entry's exporter is paced by its probes and carries no
+    process-wide metrics (those are /metrics')."""
+    from .exporter import Exporter
+    chosen = choose(settings, source)
+    if entry is not None and entry.collectors is not None:
+        chosen = [c for c in chosen if c.name in entry.collectors]
+    return Exporter(source, chosen, min_interval=min_interval, own_metrics=entry is None, paced=entry is not None)
+
+
+def fleet(settings, sources: dict, choose, min_interval: float):
+    """The Fleet of the configuration's targets over their opened sources (open_sources), or
+    None without targets."""
+    if not settings.targets:
+        return None
+    from .config import target_settings
+    exporters = {t.name: build(sources[t.name], target_settings(settings, t), choose, min_interval, entry=t)
+                 for t in settings.targets}
+    return Fleet(exporters, settings.probe.max_concurrent)
+
+
 def ssh_file_problems(key_file, known_hosts) -> list:
     """What makes every connection with this key and known_hosts fail at once, as this user."""
     import importlib.util

@@ -6,6 +6,7 @@ No collector is named here: each declares its flags, schedule and configuration
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import logging
 import math
@@ -19,7 +20,6 @@ from .. import __version__, version_line
 from ..collectors import registry as collector_registry
 from ..config import ConfigError, load
 from ..errors import CommandError, UsageError
-from ..exporter import Exporter
 from ..sources import open_source
 from . import HelpFormatter, subcommands_epilog
 
@@ -178,15 +178,18 @@ def run(args) -> int:
         print(f"aix-exporter: configuration {args.config or '(defaults)'} is valid"
               + (f", web configuration {args.web_config} is valid" if args.web_config else ""))
         return 0
+    from .. import targets
     source = _open(args, settings)
-    collectors = selected_collectors(args, settings, source)
-    exporter = Exporter(source, collectors, min_interval=args.min_interval)
+    choose = functools.partial(selected_collectors, args)
+    exporter = targets.build(source, settings, choose, args.min_interval)
+    collectors = exporter.collectors
     if args.once:
         from ..exposition import text
         exporter.collect_all()
         sys.stdout.write(text(exporter.registry()).decode())
         return 0
-    return _serve(args, exporter, source, collectors, web_config, _fleet(args, settings, target_sources))
+    return _serve(args, exporter, source, collectors, web_config,
+                  targets.fleet(settings, target_sources, choose, args.min_interval))
 
 
 def _target_sources(settings, check_files: bool) -> dict:
@@ -199,23 +202,6 @@ def _target_sources(settings, check_files: bool) -> dict:
         if len(lines) == 1:
             raise CommandError(lines[0]) from None
         raise CommandError(f"{len(lines)} problems with the targets:\n" + "\n".join(f"  {x}" for x in lines)) from None
-
-
-def _fleet(args, settings, sources: dict):
-    """The targets of --config.file as a Fleet over their opened sources (None without targets)."""
-    if not settings.targets:
-        return None
-    from ..config import target_settings
-    from ..targets import Fleet
-    exporters = {}
-    for t in settings.targets:
-        ts = target_settings(settings, t)
-        source = sources[t.name]
-        chosen = selected_collectors(args, ts, source)
-        if t.collectors is not None:
-            chosen = [c for c in chosen if c.name in t.collectors]
-        exporters[t.name] = Exporter(source, chosen, min_interval=args.min_interval, own_metrics=False, paced=True)
-    return Fleet(exporters, settings.probe.max_concurrent)
 
 
 def _serve(args, exporter, source, collectors, web_config, fleet=None) -> int:

@@ -1,6 +1,6 @@
 """ssh://USER@HOST[:PORT]: the command table run on a remote LPAR over SSH, nothing installed there.
 
-The system source's code with another runner: the same argv lists from the command table,
+The command source (command.py) with another runner, this module's Connection: the same argv lists from the command table,
 absolute paths, ``LC_ALL=C``, per-command deadlines and output caps, the TSM password on
 dsmadmc's standard input (never in a remote argv), the same process discovery, per-process
 commands and splat windows. Only where the bytes are produced differs.
@@ -48,8 +48,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import SourceError, TimedOut
-from .base import MAX_OUTPUT, STDERR_KEPT, exit_failure, rooted
-from .system import ENV, SystemSource, redact
+from .base import MAX_OUTPUT, STDERR_KEPT, exit_failure
+from .command import CommandSource
+from .system import ENV, redact
 
 _SPEC = re.compile(r"^ssh://(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})@(?P<host>[A-Za-z0-9_.:-]+?|\[[0-9A-Fa-f:.]+\])"
                    r"(?::(?P<port>\d{1,5}))?$")
@@ -130,10 +131,15 @@ class _Loop:
 
 
 class Connection:
-    """One target's SSH connection, opened on first use and again after a loss (with backoff)."""
+    """One target's SSH connection, opened on first use and again after a loss (with backoff):
+    the SSH runner (runner.Runner). Its files are read with the helper the wrapper allows."""
+    local = False
 
     def __init__(self, target: SshTarget):
+        from .remotelog import RemoteClock
         self.target = target
+        self.where = target.address
+        self.remote_clock = RemoteClock()   # the LPAR's clock as the log tail uses it (kept between reads)
         self._conn = None
         self._sessions: Optional[asyncio.Semaphore] = None
         self._connecting: Optional[asyncio.Lock] = None
@@ -158,6 +164,16 @@ class Connection:
         if rc != 0:
             raise exit_failure(f"{self.target.address}: {shown}", rc, out, err)
         return out.decode("utf-8", "replace")
+
+    def splat_report(self, run_rooted, settings) -> tuple:
+        """The LPAR's report directory, never this host's (its helper is the LPAR's own Perl,
+        never under command_root: only the AIX commands have stand-ins)."""
+        from .remotelog import remote_splat_report
+        return remote_splat_report(self.run, settings)
+
+    def tail_log(self, settings, position) -> tuple:
+        from .remotelog import remote_tail
+        return remote_tail(self.run, settings, position, self.remote_clock)
 
     def close(self) -> None:
         if self._conn is not None:
@@ -341,40 +357,11 @@ def _one_line(e: BaseException) -> str:
     return " ".join(text.split())[:300]
 
 
-class SshSource(SystemSource):
-    """The system source's commands, run on a remote LPAR (see the module's text)."""
-    local_system = False
+class SshSource(CommandSource):
+    """The command table run on a remote LPAR (see the module's text): a command source over
+    the target's Connection."""
 
     def __init__(self, target: SshTarget, settings=None):
-        super().__init__(settings)
+        super().__init__(Connection(target), settings)
         self.target = target
-        self.name = f"ssh://{target.address}"
-        self.connection = Connection(target)
-        from .remotelog import RemoteClock
-        self.remote_clock = RemoteClock()   # the LPAR's clock as the log tail uses it (kept between reads)
-
-    def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
-        # (--path.commands: stand-ins under a directory of the remote host)
-        return self.connection.run(rooted(argv, self.settings.command_root), timeout, stdin)
-
-    def command_costs(self) -> dict:
-        return self.connection.command_costs()
-
-    def close(self) -> None:
-        self.connection.close()
-
-    def read(self, key: str) -> str:
-        from ..commands import COMMANDS
-        if key in COMMANDS and COMMANDS[key].fetch == "splat":   # the LPAR's report directory, not this host's
-            from .remotelog import remote_splat_report
-            text, self._report_time[key] = remote_splat_report(self.connection.run, self.settings)
-            return text
-        return super().read(key)
-
-    def read_log(self, key: str, position):
-        tsm = self.settings.tsm
-        if tsm.actlog_file:
-            from .remotelog import remote_tail
-            # (Perl is the LPAR's own, never under command_root: only the AIX commands have stand-ins)
-            return remote_tail(self.connection.run, self.settings, position, self.remote_clock)
-        return super().read_log(key, position)
+        self.connection: Connection = self.runner   # type: ignore[assignment]

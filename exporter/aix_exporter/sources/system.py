@@ -12,7 +12,6 @@ test this source, background scheduling included, off AIX.
 from __future__ import annotations
 
 import os
-import re
 import selectors
 import signal
 import subprocess
@@ -20,11 +19,11 @@ import threading
 import time
 from typing import Optional
 
-from ..commands import COMMANDS, TABLE
-from ..config import Settings, password_mode_problem
-from ..redaction import HIDDEN, redact_argv
-from . import CommandFailed, NotRunning, SourceError, TimedOut, open_regular, processes, splat_window
-from .base import MAX_OUTPUT, STDERR_KEPT, exit_failure, rooted
+from ..config import Settings
+from ..redaction import redact_argv
+from . import SourceError, splat_window
+from .base import CommandFailed, MAX_OUTPUT, STDERR_KEPT, TimedOut, exit_failure  # noqa: F401  (CommandFailed: what run raises on an exit status)
+from .command import CommandSource
 from .logtail import dsmadmc_new_lines, tail  # noqa: F401  (dsmadmc_new_lines: part of this source's API)
 
 ENV = {"LC_ALL": "C", "LANG": "C", "PATH": "/usr/bin:/usr/sbin:/bin:/sbin"}
@@ -191,136 +190,32 @@ def _kill_group(proc) -> None:
     _reap(proc, 5)   # no zombie (SIGKILL of the group ends our child at once); its CPU counted
 
 
-def _without(error: SourceError, stdin: Optional[bytes]) -> SourceError:
-    """The error with the secret sent on standard input hidden in its text and output, wherever
-    the command echoed it (the same type, so callers tell a failure from a timeout as before)."""
-    secret = (stdin or b"").decode("utf-8", "replace").strip()
-    if not secret or secret not in f"{error}{getattr(error, 'output', '')}{getattr(error, 'stderr', '')}":
-        return error
-    hide = lambda text: text.replace(secret, HIDDEN)
-    if isinstance(error, CommandFailed):
-        return CommandFailed(hide(str(error)), hide(error.output), hide(error.stderr))
-    return type(error)(hide(str(error)))
-
-
-class SystemSource:
-    name = "system"
-    slow_keys = frozenset(c.key for c in TABLE if c.background)
-    concurrent_reads = True   # each read waits on a command: the collectors run at once
-    runs_commands = True
-    local_system = True
-
-    def __init__(self, settings: Optional[Settings] = None):
-        self.settings = settings or Settings()
-        self._report_time: dict = {}
-        self._dsmadmc_lane = threading.Lock()   # one dsmadmc of this source at a time
-        self._dsmadmc_quiet_until = 0.0          # after a dsmadmc timed out: none started until then
+class LocalRunner:
+    """Commands run on this host (runner.py's Runner): this module's ``run``, its files read
+    directly, its costs measured from each reaped child with wait4."""
+    where = ""
+    local = True
 
     def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
-        """The runner every command of this source goes through (under command_root if set)."""
-        argv = rooted(argv, self.settings.command_root)
         if stdin is None:   # (the two-argument call is the runner's interface: tests replace it)
             return run(argv, timeout)
         return run(argv, timeout, stdin=stdin)
 
-    def password(self) -> bytes:
-        """The TSM administrator's password from tsm.password_file, which only the exporter's
-        user may read; it goes to dsmadmc's prompt on standard input, never on a command line."""
-        path = self.settings.tsm.password_file
-        if not path:
-            raise SourceError("tsm: tsm.admin_id and tsm.password_file are not configured")
-        fh, st = open_regular(path, "password file")
-        with fh:
-            unsafe = password_mode_problem(path, st.st_mode)
-            if unsafe:
-                raise SourceError(unsafe)
-            secret = fh.read(4096).decode("utf-8", "replace").strip().splitlines()
-        if not secret or not secret[0]:
-            raise SourceError(f"{path}: empty password file")
-        return (secret[0] + "\n").encode()
+    def splat_report(self, run_rooted, settings) -> tuple:
+        return splat_window.read(run_rooted, settings)
 
-    def pids(self) -> list:
-        return processes.monitored_pids(self.run, self.settings)
+    def tail_log(self, settings, position):
+        return tail(settings.tsm.actlog_file, position, start_at_end=True)
 
-    def argv(self, key: str) -> list:
-        cmd = COMMANDS.get(key)
-        if cmd is None or cmd.argv is None:
-            raise SourceError(f"no system command for {key!r}")
-        if cmd.fetch in ("run", "dsmadmc"):
-            return cmd.argv(self.settings)
-        return cmd.argv(self.settings, self.pids())
+    def command_costs(self) -> dict:
+        return command_costs()
 
-    def timeout(self, key: str) -> float:
-        """command_timeout_seconds, plus the time an interval command takes by design."""
-        runs_for = COMMANDS[key].runs_for
-        return self.settings.command_timeout_seconds + (runs_for(self.settings) if runs_for else 0)
+    def close(self) -> None:
+        pass
 
-    def read(self, key: str) -> str:
-        cmd = COMMANDS.get(key)
-        if cmd is None:
-            raise SourceError(f"unknown command key {key!r}")
-        if cmd.fetch == "per_process":
-            return self._per_process(cmd)
-        if cmd.fetch == "splat":
-            text, self._report_time[key] = splat_window.read(self.run, self.settings)
-            return text
-        if cmd.fetch == "log":
-            raise SourceError(f"{key} is a log: read it with read_log")
-        try:
-            if cmd.fetch == "dsmadmc":
-                return self.dsmadmc(self.argv(key), self.timeout(key), self.password())
-            return self.run(self.argv(key), self.timeout(key))
-        except CommandFailed as e:
-            text = e.output + e.stderr
-            if cmd.exit_ok_if and re.search(cmd.exit_ok_if, text):
-                return text   # a known answer despite the exit status (iostat -p: no tapes)
-            raise
 
-    def dsmadmc(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
-        """Run one dsmadmc: at most one of this source (this LPAR) at a time, a second caller
-        waiting for its turn within its own deadline; and after one timed out (the TSM server
-        does not answer), none for command_timeout_seconds, so a hung server costs one session
-        at a time, never a pile of them."""
-        if not self._dsmadmc_lane.acquire(timeout=max(0.0, timeout)):
-            raise SourceError(f"{os.path.basename(argv[0])}: not started: another dsmadmc of this target ran "
-                              f"for the whole {timeout:g}s deadline")
-        try:
-            left = self._dsmadmc_quiet_until - time.monotonic()
-            if left > 0:
-                raise SourceError(f"{os.path.basename(argv[0])}: not started: the last dsmadmc timed out (the TSM server "
-                                  f"does not answer); the next is tried in {left:.0f}s")
-            try:
-                return self.run(argv, timeout) if stdin is None else self.run(argv, timeout, stdin)
-            except SourceError as e:   # (a dsmadmc that echoes its standard input: the password)
-                if isinstance(e, TimedOut):
-                    self._dsmadmc_quiet_until = time.monotonic() + self.settings.command_timeout_seconds
-                raise _without(e, stdin) from None
-        finally:
-            self._dsmadmc_lane.release()
+class SystemSource(CommandSource):
+    """The command table run on this host (``--source system``)."""
 
-    def _per_process(self, cmd) -> str:
-        """One run per monitored process; the header line is kept once."""
-        chunks: list = []
-        for pid in self.pids():
-            try:
-                text = self.run(cmd.argv(self.settings, [pid]), self.settings.command_timeout_seconds)
-            except SourceError:
-                continue   # the process ended between ps and this command
-            lines = text.splitlines()
-            chunks.extend(lines if not chunks else lines[1:])
-        if not chunks:
-            raise NotRunning(f"monitored processes ended before {cmd.key} ran")
-        return "\n".join(chunks) + "\n"
-
-    def report_time(self, key: str):
-        return self._report_time.get(key)
-
-    def read_log(self, key: str, position):
-        if COMMANDS.get(key) is None or COMMANDS[key].fetch != "log":
-            raise SourceError(f"{key} is not a log")
-        tsm = self.settings.tsm
-        if tsm.actlog_file:
-            return tail(tsm.actlog_file, position, start_at_end=True)
-        if tsm.dsmadmc:
-            return dsmadmc_new_lines(self.dsmadmc(list(tsm.dsmadmc), self.settings.command_timeout_seconds), position)
-        raise SourceError("tsm: neither tsm.actlog_file nor tsm.dsmadmc is configured")
+    def __init__(self, settings: Optional[Settings] = None):
+        super().__init__(LocalRunner(), settings)
