@@ -2,6 +2,7 @@
 OpenSSH server on a loopback port (tests/e2e/sshd.py), the stand-in AIX commands of the tsm-lpar
 replay fixtures under a directory of the "LPAR" (``command_root``), and the exporter serving
 ``/probe?target=NAME`` from ``targets:`` in its configuration."""
+import asyncio
 import functools
 import inspect
 import itertools
@@ -170,6 +171,25 @@ def test_a_wrong_host_key_an_unknown_host_and_a_loose_key_are_refused_with_one_l
     assert refusal(sshd, key=loose) == f"ssh key {loose}: readable by others (mode 644); chmod 600 it"
     stranger = keygen(tmp_path / "stranger")
     assert "permission denied" in refusal(sshd, key=stranger)
+
+
+def test_the_session_is_aes_gcm_with_openssh_and_never_offers_cbc(sshd):
+    """AES-GCM first (one AEAD call a packet; asyncssh's ChaCha20 built two cipher objects a
+    packet, a third of a probe's CPU): Debian's sshd agrees to it; CBC is never offered."""
+    from aix_exporter.sources.ssh import CIPHERS, _Loop
+    assert not [c for c in CIPHERS if "cbc" in c or "3des" in c or "arcfour" in c]
+    src = connect(sshd)
+    try:
+        assert src.run(["/bin/echo", "hello"], 5) == "hello\n"
+        conn = src.connection._conn
+        got = asyncio.run_coroutine_threadsafe(_extra(conn), _Loop.get()).result(5)
+        assert got == ("aes128-gcm@openssh.com", "aes128-gcm@openssh.com")
+    finally:
+        src.close()
+
+
+async def _extra(conn):
+    return conn.get_extra_info("send_cipher"), conn.get_extra_info("recv_cipher")
 
 
 def silent_listener():
