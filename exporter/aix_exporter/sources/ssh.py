@@ -275,54 +275,33 @@ class Connection:
             self._account(shown.split(" ", 1)[0], None, time.monotonic() - started)
 
     async def _channel(self, conn, command: str, shown: str, stdin: Optional[bytes], max_output: int):
-        import asyncssh
-        proc = await conn.create_process(command, encoding=None, stdin=asyncssh_devnull() if stdin is None else None)
+        """One command on its own channel: the session's callbacks keep its output as it arrives
+        (no stream readers: a probe opens a dozen channels), within the command's cap and the
+        target's budget; past either, the channel is closed at once and the buffer freed."""
+        loop = asyncio.get_running_loop()
+        got = _Output(self, shown, max_output, loop.create_future())
+        chan, _ = await conn.create_session(lambda: got, command, encoding=None)
         try:
             if stdin is not None:   # (a command that ended without reading it: its output still counts)
-                try:
-                    proc.stdin.write(stdin)
-                    proc.stdin.write_eof()
-                except (OSError, asyncssh.Error):
-                    pass
-            out, err, tail = bytearray(), bytearray(), bytearray()
-            budget = self.target.output_budget_bytes
-
-            async def drain(stream, buf, cap):
-                while True:
-                    chunk = await stream.read(65536)
-                    if not chunk:
-                        return
-                    if buf is err:
-                        tail[:] = (tail + chunk)[-_CPU_TAIL:]
-                    if len(buf) + len(chunk) > cap:
-                        if buf is out:
-                            raise SourceError(f"{self.target.address}: {shown}: printed more than {max_output} "
-                                              "bytes, channel closed")
-                        chunk = chunk[: max(0, cap - len(buf))]
-                    if buf is out:
-                        if self.held + len(chunk) > budget:
-                            raise SourceError(f"{self.target.address}: {shown}: output past the target's budget of "
-                                              f"{budget} bytes held at once (ssh.output_budget_bytes), channel closed")
-                        self.held += len(chunk)
-                    buf += chunk
-
-            try:
-                await asyncio.gather(drain(proc.stdout, out, max_output), drain(proc.stderr, err, STDERR_KEPT))
-            except BaseException:
-                # freed now, not when the last reference to it goes (the other stream's reader, the
-                # exception's frames live on until the channel has closed): the budget is memory
-                self.held -= len(out)
-                out.clear()
-                raise
-            self.held -= len(out)
-            await proc.wait_closed()
-            rc = proc.exit_status if proc.exit_status is not None else 255
-        finally:
-            proc.close()
-        cpu, err = cpu_report(bytes(err), bytes(tail))
+                chan.write(stdin)
+            chan.write_eof()        # (none: standard input at its end at once, as /dev/null)
+        except Exception:           # (the channel closed already: what it printed still counts)
+            pass
+        try:
+            problem = await got.done
+            if problem is not None:
+                raise problem
+            rc = chan.get_exit_status()
+        except BaseException:
+            got.free()
+            chan.close()
+            raise
+        out = got.take()
+        chan.close()
+        cpu, err = cpu_report(bytes(got.err), bytes(got.tail))
         if cpu is not None:
             self._account(shown.split(" ", 1)[0], cpu, 0.0, run=False)
-        return rc, out, bytes(err)   # (the bytearray itself: decoded once by run, never copied)
+        return (255 if rc is None else rc), out, bytes(err)   # (out: decoded once by run, never copied)
 
     def _account(self, path: str, cpu: Optional[float], wall: float, run: bool = True) -> None:
         name = os.path.basename(path)
@@ -347,9 +326,80 @@ def cpu_report(err: bytes, tail: bytes) -> tuple:
     return cpu, err
 
 
-def asyncssh_devnull():
-    import asyncssh
-    return asyncssh.DEVNULL
+class _Output:
+    """What one channel's command prints, kept by asyncssh's session callbacks (an
+    SSHClientSession in all but the base class, which would import asyncssh here): standard
+    output within the command's cap and the target's budget of output held at once (past
+    either: the channel's result is that error, and the buffer is freed at once), standard
+    error's head for the error line and its tail for the wrapper's CPU line."""
+
+    def __init__(self, owner: "Connection", shown: str, max_output: int, done: asyncio.Future):
+        self.owner, self.shown, self.max_output, self.done = owner, shown, max_output, done
+        self.out, self.err, self.tail = bytearray(), bytearray(), bytearray()
+        self._chan = None
+
+    def connection_made(self, chan) -> None:
+        self._chan = chan
+
+    def session_started(self) -> None:
+        pass
+
+    def data_received(self, data: bytes, datatype) -> None:
+        if self.done.done():
+            return
+        if datatype is not None:   # (extended data: standard error)
+            self.tail[:] = (self.tail + data)[-_CPU_TAIL:]
+            if len(self.err) < STDERR_KEPT:
+                self.err += data[:STDERR_KEPT - len(self.err)]
+            return
+        where = f"{self.owner.target.address}: {self.shown}"
+        if len(self.out) + len(data) > self.max_output:
+            self._fail(SourceError(f"{where}: printed more than {self.max_output} bytes, channel closed"))
+        elif self.owner.held + len(data) > self.owner.target.output_budget_bytes:
+            self._fail(SourceError(f"{where}: output past the target's budget of "
+                                   f"{self.owner.target.output_budget_bytes} bytes held at once "
+                                   "(ssh.output_budget_bytes), channel closed"))
+        else:
+            self.out += data
+            self.owner.held += len(data)
+
+    def _fail(self, error: Exception) -> None:
+        self.free()
+        self.done.set_result(error)
+        if self._chan is not None:
+            self._chan.close()
+
+    def free(self) -> None:
+        self.owner.held -= len(self.out)
+        self.out = bytearray()
+
+    def take(self) -> bytearray:
+        out = self.out
+        self.owner.held -= len(out)
+        self.out = bytearray()
+        return out
+
+    def eof_received(self) -> bool:
+        return False   # (the channel closes once the command's exit status has come)
+
+    def pause_writing(self) -> None:
+        pass
+
+    def xon_xoff_requested(self, client_can_restart: bool) -> None:
+        pass
+
+    def exit_status_received(self, status: int) -> None:
+        pass
+
+    def exit_signal_received(self, signal: str, core_dumped: bool, msg: str, lang: str) -> None:
+        pass
+
+    def resume_writing(self) -> None:
+        pass
+
+    def connection_lost(self, exc) -> None:
+        if not self.done.done():
+            self.done.set_result(exc)   # (None, or what ended the connection: _run names it)
 
 
 def _one_line(e: BaseException) -> str:
