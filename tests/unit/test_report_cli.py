@@ -378,9 +378,18 @@ def test_a_plan_as_html_without_jinja2_says_how_to_get_it(tmp_path, monkeypatch,
 def test_a_plan_without_any_series_is_an_error(monkeypatch, capsys):
     f = facts(processes=[], memory_bytes=None, sys_per_user=None)
     planned(monkeypatch, f)
+    asked = []
+
+    class Known:   # the instances Prometheus has, as report names them (issue 58: plan did not)
+        def label_values(self, label, match, start, end):
+            asked.append((label, match, start, end))
+            return ["tsmsrv02:10990", "tsmsrv01:10990"]
+    monkeypatch.setattr(_options, "Prometheus", lambda url: Known())
     assert commands.main(["plan", "--prometheus", "http://p", "--instance", "x", "--tz", "UTC"]) == 1
     assert capsys.readouterr().err == ("aix-exporter plan: no series of instance 'x' (job=~\"aix.*\") at "
-                                       "2027-01-15 08:00 UTC\n")
+                                       "2027-01-15 08:00 UTC; the instances there: tsmsrv01:10990, tsmsrv02:10990\n")
+    assert asked == [("instance", '{__name__=~"aix_.+",job=~"aix.*"}', NOW - 3600, NOW)]
+    monkeypatch.setattr(_options, "Prometheus", lambda url: "prom")
     # any one of them is enough to plan with
     for kw in ({"memory_bytes": None, "sys_per_user": None}, {"processes": [], "sys_per_user": None},
                {"processes": [], "memory_bytes": None}):

@@ -24,7 +24,7 @@ import time
 from .. import outputs
 from ..errors import CommandError, UsageError
 from ..monitoring import CONFIG, SELECTOR
-from ..report.compare import ReportError, parse_time, stamp, zone
+from ..report.compare import ReportError, instances_there, parse_time, stamp, zone
 from ._options import add_store, duration, shown, store
 
 
@@ -59,8 +59,9 @@ def run(args) -> int:
     with store(args) as (prom, _, last):
         at = parse_time(args.at, args.zone) if args.at else (last if last is not None else time.time())
         facts = plan.gather(prom, args.instance, at, int(args.window), args.selector)
-    if not facts.processes and facts.memory_bytes is None and facts.sys_per_user is None:
-        raise CommandError(f"no series of instance {args.instance!r} ({args.selector}) at {stamp(at, args.zone)}")
+        if not facts.processes and facts.memory_bytes is None and facts.sys_per_user is None:
+            raise CommandError(f"no series of instance {args.instance!r} ({args.selector}) at {stamp(at, args.zone)}; "
+                               + instances_there(prom, args.selector, at - int(args.window), at))
     decided = plan.judge(facts)
     where = f"--prometheus {shown(args.prometheus)}" if args.prometheus else f"--tsdb {args.tsdb}"
     bl = plan.blocks(decided, stamp(at, args.zone),

@@ -269,10 +269,17 @@ def missing(prom: Prometheus, instance: str, start: float, end: float, base: str
     if prom.label_values("instance", f"{{{sel},instance={label_value(instance)}}}", start, end):
         return (f"no {what} for instance {instance!r} between the given times: are the recording rules "
                 "loaded and backfilled?")
+    return (f"no instance {instance!r} among the AIX series ({base or 'no selector'}) between the given times; "
+            + instances_there(prom, base, start, end))
+
+
+def instances_there(prom: Prometheus, base: str, start: float, end: float) -> str:
+    """'the instances there: a, b ...' of the AIX series under ``base`` between start and end
+    (eight named, the rest counted), or that there are none."""
+    sel = f'__name__=~"aix_.+",{base}' if base else '__name__=~"aix_.+"'
     known = sorted(prom.label_values("instance", f"{{{sel}}}", start, end))
     shown = ", ".join(known[:8]) + (f" and {len(known) - 8} more" if len(known) > 8 else "")
-    return (f"no instance {instance!r} among the AIX series ({base or 'no selector'}) between the given times; "
-            + (f"the instances there: {shown}" if known else "there are none: is the exporter scraped?"))
+    return f"the instances there: {shown}" if known else "there are none: is the exporter scraped?"
 
 
 def find_regimes(prom: Prometheus, instance: str, start: float, end: float, margin: float = 600.0,
