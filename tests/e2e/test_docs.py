@@ -64,6 +64,7 @@ EXPECT = {
     "--auto --out report.html": re.compile(r"Tape throughput went from [\d.,]+ to [\d.,]+ MiB/s \(2\.7\dx\)"),
     "--auto --out nmon-report.html": re.compile(r"System CPU per user CPU went from 5\.00 to 0\.43"),
     "--out plan.md": re.compile(r"recommended: lgpg_regions=160 \(16 MB pages\) and LARGE_PAGE_DATA=Y for dsmserv"),
+    "--auto --out case-study.html": re.compile(r"Tape throughput went from [\d.,]+ to [\d.,]+ MiB/s \(2\.7\dx\)"),
     "--auto --out after-the-change.html": re.compile(r"Tape throughput went from [\d.,]+ to [\d.,]+ MiB/s \(2\.7\dx\)"),
 }
 

@@ -55,8 +55,10 @@ def test_a_history_with_the_targets_labels_steps_and_end(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args,message", [
-    ([], "give --out DIR and/or --openmetrics FILE"),
+    ([], "give --out DIR, --openmetrics FILE and/or --tsdb DIR"),
     (["--openmetrics", "x.om", "--target", "job"], "--target takes k=v,k=v"),
+    (["--openmetrics", "x.om", "--rules", "alerts/aix-rules.yml"], "--rules goes with --tsdb DIR"),
+    (["--tsdb", "db", "--rules", "no/such/rules.yml"], "--rules no/such/rules.yml: no such file"),
 ])
 def test_refusals(args, message, capsys):
     with pytest.raises(SystemExit) as e:
@@ -245,3 +247,31 @@ def test_the_splat_reports_time_in_a_history_is_each_samples_time():
     assert [e for e, _, _ in seen] == [end - 300 + 60 * k for k in range(6)]
     assert all(stamp == epoch for epoch, stamp, _ in seen), seen
     assert {w for _, _, w in seen} == {5.0}
+
+
+def test_simulate_tsdb_without_promtool_is_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("aix_exporter.cli.simulate.shutil.which", lambda name: None)
+    assert cli.main(["simulate", "--scenario", "steady", "--tsdb", str(tmp_path / "db")]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
+        "promtool not found (Debian package prometheus): --tsdb needs it; --openmetrics FILE writes the history "
+        "without it")
+    assert not (tmp_path / "db").exists()
+
+
+def test_simulate_tsdb_writes_blocks_then_backfills_the_rules_over_the_history(tmp_path, monkeypatch, capsys):
+    """One end for the history and its rules: the rules' range is the history's, in whole minutes."""
+    from aix_exporter.tools import importing
+    calls = []
+    monkeypatch.setattr("aix_exporter.cli.simulate.shutil.which", promtool_only)
+    monkeypatch.setattr(importing, "create_blocks", lambda om, db: calls.append(("blocks", open(om).read()[:6], db)))
+    monkeypatch.setattr(importing, "backfill_rules", lambda db, rules, start, end: calls.append(
+        ("rules", db, rules, start, end)) or 3)
+    db = str(tmp_path / "db")
+    assert cli.main(["simulate", "--scenario", "steady", "--duration", "600", "--end", "1800000000", "--tsdb", db,
+                     "--rules", "alerts/aix-rules.yml"]) == 0
+    assert calls == [("blocks", "# TYPE", db),
+                     ("rules", db, ["alerts/aix-rules.yml"], 1_799_999_400 - 60, 1_800_000_000 + 120)]
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [f"blocks written to {db}",
+                       f"recording rules of alerts/aix-rules.yml backfilled over the simulated range (3 blocks, "
+                       f"every 60 s) into {db}"]

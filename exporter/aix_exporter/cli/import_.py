@@ -25,7 +25,6 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 
 from .. import outputs
 from ..errors import CommandError
@@ -123,29 +122,9 @@ def _to_store(fmt: str, store, out: str, summary: dict, force: bool) -> None:
 
 def _to_tsdb(fmt: str, args, out: str, summary: dict) -> None:
     try:
-        importing.create_blocks(out, args.tsdb)
-    except RuntimeError as e:
+        importing.to_tsdb(out, args.tsdb, args.rules, summary["first"], summary["last"], "imported")
+    except (RuntimeError, OSError) as e:
         raise Failed(fmt, str(e)) from None
-    print(f"blocks written to {args.tsdb}")
-    if summary["first"] is None:   # no snapshot: no range to backfill, no age to keep
-        return
-    start, end = importing.rules_range(summary)
-    if args.rules:
-        try:
-            n = importing.backfill_rules(args.tsdb, args.rules, start, end)
-        except (RuntimeError, OSError) as e:   # TempPrometheusError, subprocess's TimeoutExpired too
-            raise Failed(fmt, f"recording rules not backfilled: {e}") from None
-        print(f"recording rules of {', '.join(args.rules)} backfilled over the imported range "
-              f"({n} blocks, every {importing.RULES_EVAL_INTERVAL} s) into {args.tsdb}")
-    else:
-        print("backfill the recording rules over the imported range (or import again with --rules FILE), "
-              "with a Prometheus serving these blocks at URL:")
-        print("  " + " ".join(importing.rules_command("promtool", "URL", start, end, "rule-blocks", ["alerts/aix-rules.yml"])))
-        print("  then move rule-blocks/* beside them.")
-    days = max(1, int((time.time() - summary["first"]) // 86400) + 1)
-    print(f"Point Prometheus at them: start one with --storage.tsdb.path={args.tsdb}, or copy the block "
-          "directories into its --storage.tsdb.path and restart it. The oldest sample is "
-          f"{days} days old: keep --storage.tsdb.retention.time above {days}d, or Prometheus deletes it.")
 
 
 def _progress():

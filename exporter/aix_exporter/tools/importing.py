@@ -178,6 +178,36 @@ def backfill_rules(tsdb: str, rules: list, start: int, end: int) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def to_tsdb(history: str, tsdb: str, rules: list, first, last, what: str, say=print) -> None:
+    """An OpenMetrics history as Prometheus blocks in ``tsdb`` and, with ``rules``, those
+    recording rules backfilled over its range (first..last, epochs; None: an empty history),
+    saying each step and what to do next (``what``: "imported" or "simulated", for the
+    messages). RuntimeError or OSError with the reason (promtool's, the rules')."""
+    import time
+    create_blocks(history, tsdb)
+    say(f"blocks written to {tsdb}")
+    if first is None:   # no sample: no range to backfill, no age to keep
+        return
+    start, end = rules_range({"first": first, "last": last})
+    if rules:
+        try:
+            n = backfill_rules(tsdb, rules, start, end)
+        except (RuntimeError, OSError) as e:   # TempPrometheusError, subprocess's TimeoutExpired too
+            raise RuntimeError(f"recording rules not backfilled: {e}") from None
+        say(f"recording rules of {', '.join(rules)} backfilled over the {what} range "
+            f"({n} blocks, every {RULES_EVAL_INTERVAL} s) into {tsdb}")
+    else:
+        again = "import again" if what == "imported" else "run it again"
+        say(f"backfill the recording rules over the {what} range (or {again} with --rules FILE), "
+            "with a Prometheus serving these blocks at URL:")
+        say("  " + " ".join(rules_command("promtool", "URL", start, end, "rule-blocks", ["alerts/aix-rules.yml"])))
+        say("  then move rule-blocks/* beside them.")
+    days = max(1, int((time.time() - first) // 86400) + 1)
+    say(f"Point Prometheus at them: start one with --storage.tsdb.path={tsdb}, or copy the block "
+        "directories into its --storage.tsdb.path and restart it. The oldest sample is "
+        f"{days} days old: keep --storage.tsdb.retention.time above {days}d, or Prometheus deletes it.")
+
+
 def create_blocks(history: str, tsdb: str) -> None:
     """Prometheus blocks of an OpenMetrics history, in blocks of up to a day: a month of daily
     files makes about 40 blocks, not 270 of 2 h (RuntimeError with promtool's reason)."""
