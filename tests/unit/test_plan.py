@@ -110,7 +110,8 @@ def test_the_commands_name_the_user_and_the_script():
     assert "\nlsuser -a capabilities tsminst1" in text
     assert '\n[ "tsminst1" = root ] || chuser capabilities=CAP_BYPASS_RAC_VMM,CAP_PROPAGATE tsminst1\n' in text
     assert "u=$(ps" not in text
-    assert "\n# in /home/tsminst1/rc.dsmserv: remove the two LDR_CNTRL lines, then restart dsmserv with it\n" in text
+    assert ("\n# in /home/tsminst1/rc.dsmserv: remove the two LDR_CNTRL lines (or the @LARGE_PAGE_DATA=Y added), "
+            "then restart dsmserv with it\n") in text
     assert ("\naix-exporter report --prometheus http://prom:9090 --instance tsmsrv01:10990 --auto "
             "--out after-the-change.html\n") in text
     assert "| pin_seg_range lock misses/s | 17,862 |" in text
@@ -374,17 +375,43 @@ def test_on_64k_the_16m_step_needs_the_contention_limits_from_both_sides(pin, sp
 
 def test_on_4k_the_preference_setting_and_the_memory_decide_between_the_steps(monkeypatch):
     p = plan.judge(facts())
-    assert p.kind == "switch" and p.why.startswith("planPreferWhenBothHelp is 16M")
+    assert p.kind == "switch" and p.why.startswith("both steps cure the contention (349 and 378 MiB/s of tape by "
+                                                   "the model, from 139 now); 16 MB pages gain the most")
+    # the setting that decides, named with its value and where it is set (issue 58: in the change board's words)
+    assert "the setting planPreferWhenBothHelp (16M) in exporter/aix_exporter/monitoring.json" in p.why
     p = plan.judge(facts(memory_bytes=10.0 * GIB, virtual_bytes=8 * GIB))     # the pool does not fit: 64 KB
     assert p.recommended and p.kind == "ibm64k" and p.reasons == []
     assert p.verdict == ("recommended: IBM's 64 KB start line (LDR_CNTRL with DATAPSIZE=64K) for dsmserv, nothing "
                          "pinned, no pool")
     monkeypatch.setitem(plan.CONFIG, "planPreferWhenBothHelp", "64K")
     p = plan.judge(facts())
-    assert p.kind == "ibm64k" and p.why.startswith("planPreferWhenBothHelp is 64K")
+    assert p.kind == "ibm64k" and p.why.startswith("both steps cure the contention")
+    assert "64 KB pages take most of the gain with nothing pinned" in p.why
+    assert "the setting planPreferWhenBothHelp (64K) in exporter/aix_exporter/monitoring.json" in p.why
     text = document(facts())
-    assert "\nLDR_CNTRL=TEXTPSIZE=64K@DATAPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K\nexport LDR_CNTRL\n" in text
+    # one change at a time: from a server without LDR_CNTRL, the heap alone (not IBM's whole line)
+    assert "\nLDR_CNTRL=DATAPSIZE=64K\nexport LDR_CNTRL\n" in text
+    assert "\nLDR_CNTRL=TEXTPSIZE=64K@DATAPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K\nexport LDR_CNTRL\n" not in text
     assert "vmo -p" not in text and "chuser" not in text
+
+
+def test_from_4k_pages_the_16m_change_moves_the_heap_alone_and_from_ibms_line_only_the_heap():
+    text = document(facts())
+    assert "\nLDR_CNTRL=LARGE_PAGE_DATA=Y\nexport LDR_CNTRL\n" in text
+    assert "TEXTPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K@LARGE_PAGE_DATA=Y" not in text
+    text = document(on_64k(pin_miss=0.123, sys_per_user=9.9))
+    assert "\nLDR_CNTRL=TEXTPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K@LARGE_PAGE_DATA=Y\nexport LDR_CNTRL\n" in text
+
+
+def test_the_choice_leads_with_gain_memory_risk_and_undo():
+    text = document(facts())
+    head = text[:text.index("## 1. Evidence")]
+    assert "## The choice\n\n| change | tape MiB/s | memory pinned | what can go wrong | how to undo |" in head
+    assert "| no change (4 KB pages) | 139 (measured) | as now | the contention stays | nothing to undo |" in head
+    assert ("| 64 KB pages for the heap (LDR_CNTRL DATAPSIZE=64K) | 349 (model) | nothing | nothing runs out; the gain "
+            "may fall short of the model's | LDR_CNTRL back in the start script, restart the server |") in head
+    assert "| 16 MB pages for the heap (lgpg_regions=160, LDR_CNTRL LARGE_PAGE_DATA=Y) | 378 (model) | 2.5 GiB" in head
+    assert "\nWhy: both steps cure the contention" in head
 
 
 def test_sizing_counts_every_process_asking_for_large_pages():

@@ -430,4 +430,8 @@ def test_a_plan_names_its_source_and_the_report_command_reads_the_same(tmp_path,
     assert commands.main(["plan", "--tsdb", str(tmp_path), "--instance", "tsmsrv01:10990", "--out", str(out)]) == 0
     doc = out.read_text()
     assert doc.startswith("# ") and f"Source: {tmp_path} (blocks)." in doc
-    assert f"aix-exporter report --tsdb {tmp_path} --instance tsmsrv01:10990 --auto" in doc
+    # the verification reads a live Prometheus (issue 58): the frozen blocks never hold the after-change data
+    assert f"aix-exporter report --tsdb {tmp_path}" not in doc
+    assert "aix-exporter report --prometheus http://PROMETHEUS:9090 --instance tsmsrv01:10990 --auto" in doc
+    assert ("http://PROMETHEUS:9090 stands for the Prometheus that scrapes this LPAR: this plan read Prometheus "
+            "blocks, which will never hold what comes after the change.") in doc

@@ -63,7 +63,8 @@ def run(args) -> int:
             raise CommandError(f"no series of instance {args.instance!r} ({args.selector}) at {stamp(at, args.zone)}; "
                                + instances_there(prom, args.selector, at - int(args.window), at))
     decided = plan.judge(facts)
-    where = f"--prometheus {shown(args.prometheus)}" if args.prometheus else f"--tsdb {args.tsdb}"
+    # the verification reads a live Prometheus: blocks (--tsdb) never hold what comes after the change
+    where = f"--prometheus {shown(args.prometheus) if args.prometheus else plan.LIVE_PROMETHEUS}"
     bl = plan.blocks(decided, stamp(at, args.zone),
                      shown(args.prometheus) or f"{args.tsdb} (blocks)", where, args.server_user, args.start_script)
     if args.format == "html":

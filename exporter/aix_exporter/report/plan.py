@@ -24,6 +24,15 @@ LGPG_SIZE = 16777216                  # vmo lgpg_size for 16 MB pages
 KERNEL_PAGES = 16                     # the kernel segment's 16 MB pages (svmon -P 'lgpg vsid=0')
 LDR_CNTRL = "TEXTPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K@LARGE_PAGE_DATA=Y"   # the case study's line
 LDR_IBM_64K = "TEXTPSIZE=64K@DATAPSIZE=64K@STACKPSIZE=64K@SHMPSIZE=64K"     # IBM's Storage Protect start line
+# One change at a time: from a server without LDR_CNTRL only the heap moves (the report after the
+# change then measures the heap's step alone); from IBM's line its text, stack and shared-memory
+# settings stay and only the heap's changes (LDR_CNTRL above)
+LDR_HEAP_16M = "LARGE_PAGE_DATA=Y"
+LDR_HEAP_64K = "DATAPSIZE=64K"
+SETTINGS_FILE = "exporter/aix_exporter/monitoring.json"   # where planPreferWhenBothHelp is set
+LIVE_PROMETHEUS = "http://PROMETHEUS:9090"                # a --tsdb plan's verification: the live one, to fill in
+LIVE_NOTE = (f"{LIVE_PROMETHEUS} stands for the Prometheus that scrapes this LPAR: this plan read Prometheus "
+             "blocks, which will never hold what comes after the change.")
 REGIMES = ("4K", "64K", "16M")                   # smallest page first
 REGIME_TEXT = {"4K": "4 KB", "64K": "64 KB", "16M": "16 MB"}
 CAPABILITIES = "CAP_BYPASS_RAC_VMM,CAP_PROPAGATE"
@@ -284,15 +293,21 @@ def judge(f: Facts) -> Plan:
                f"({c['planMinFreeMemoryRatio']:.0%}, planMinFreeMemoryRatio)")
     if p.regime == "4K" and p.contended:
         # both steps help: the setting decides, and 64 KB pages where the pool cannot be afforded
+        t64, t16 = (next((st.tape_mib_s for st in p.steps if st.regime == r), None) for r in ("64K", "16M"))
+        gains = (f" ({_n(t64, '.0f')} and {_n(t16, '.0f')} MiB/s of tape by the model, from {_n(f.tape_mib_s, '.0f')} "
+                 "now)")
+        setting = (f"the setting planPreferWhenBothHelp ({c['planPreferWhenBothHelp']}) in {SETTINGS_FILE}, "
+                   "the project's thresholds, decides between the two")
         if c["planPreferWhenBothHelp"] == "64K":
-            p.kind, p.why = "ibm64k", ("planPreferWhenBothHelp is 64K: IBM's start line takes most of the gain with "
-                                       "nothing pinned, no pool and no ANR0358E risk")
+            p.kind, p.why = "ibm64k", (f"both steps cure the contention{gains}; 64 KB pages take most of the gain "
+                                       f"with nothing pinned, no pool and no ANR0358E risk: {setting}")
         elif not affordable:
             p.kind, p.why = "ibm64k", (f"the 16 MB step does not fit this LPAR's memory: {too_big}; IBM's start "
                                        "line pins nothing")
         else:
-            p.why = ("planPreferWhenBothHelp is 16M: the larger gain, for a pinned pool sized below and the "
-                     "restart pre-flight")
+            p.why = (f"both steps cure the contention{gains}; 16 MB pages gain the most, and this LPAR can pin "
+                     f"the {p.pool_after * LARGE / GIB:.1f} GiB they need with memory to spare: {setting} (64K "
+                     "prefers the step that pins nothing)")
     if p.kind != "ibm64k" and not affordable:
         p.reasons.append(too_big)
     return p
@@ -317,6 +332,7 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
                  ("p", f"Evaluated at {when}: the figures are averages over the {f.window // 60} minutes before it, "
                        f"the state is its last sample. Source: {source}."),
                  ("p", f"**Verdict: {p.verdict}.**")]
+    out += choice_blocks(p)
     out += evidence_blocks(p)
     if p.missing:
         return out + [("p", "Missing: " + "; ".join(p.missing) + ". Enable the collector and plan again.")]
@@ -329,6 +345,34 @@ def blocks(p: Plan, when: str, source: str, source_args: str, user: Optional[str
     if p.kind == "resize":
         return out + resize_blocks(p)
     return out + switch_blocks(p, source_args, user, script)
+
+
+def choice_blocks(p: Plan) -> list:
+    """The choice as a change board reads it: each way forward with its gain (measured now, the
+    model's estimate after), what it pins, what can go wrong and how it is undone; then why."""
+    f = p.facts
+    if p.missing or len(p.steps) < 2:
+        return []
+    undo_ldr = "LDR_CNTRL back in the start script, restart the server"
+    rows = [["no change (" + REGIME_TEXT[p.regime] + " pages)", f"{_n(f.tape_mib_s, '.0f')} (measured)",
+             "as now", "the contention stays" if p.contended else "nothing new", "nothing to undo"]]
+    for st in p.steps[1:]:
+        if st.regime == "64K":
+            rows.append(["64 KB pages for the heap (LDR_CNTRL " + (LDR_HEAP_64K if p.regime == "4K" else LDR_IBM_64K)
+                         + ")", f"{_n(st.tape_mib_s, '.0f')} (model)", "nothing",
+                         "nothing runs out; the gain may fall short of the model's", undo_ldr])
+        else:
+            rows.append([f"16 MB pages for the heap (lgpg_regions={p.pool_after}, LDR_CNTRL "
+                         + (LDR_HEAP_16M if p.regime == "4K" else LDR_CNTRL) + ")", f"{_n(st.tape_mib_s, '.0f')} (model)",
+                         f"{(p.pool_after or 0) * LARGE / GIB:.1f} GiB ({p.pool_after} pages of 16 MB)",
+                         "a pool too small: a silent fallback to small pages (LARGE_PAGE_DATA=Y, alert "
+                         "AixLargePageSilentFallback); with =M the server stops (ANR0358E)",
+                         f"{undo_ldr}, then lgpg_regions={p.pool_now}"])
+    out: list = [("h2", "The choice"),
+                 ("table", ["change", "tape MiB/s", "memory pinned", "what can go wrong", "how to undo"], rows)]
+    if p.why:
+        out.append(("p", f"Why: {p.why}."))
+    return out
 
 
 def evidence_blocks(p: Plan) -> list:
@@ -487,15 +531,18 @@ def switch_blocks(p: Plan, source_args: str, user: Optional[str], script: Option
                      "user's profile: the case study warns that other programs then break)" + (
                          f", in place of IBM's line (LDR_CNTRL={LDR_IBM_64K}): LARGE_PAGE_DATA=Y takes the heap "
                          "from DATAPSIZE; text, stack and shared memory stay on 64 KB pages:" if p.regime == "64K"
-                         else ":")))
-    out.append(("code", f"LDR_CNTRL={LDR_CNTRL}\nexport LDR_CNTRL"))
+                         else ". Only the heap moves, one change at a time, so that the report after it measures "
+                              "this step alone; if the script sets LDR_CNTRL already (MAXDATA=..., for example), "
+                              "add @LARGE_PAGE_DATA=Y to it and keep the rest:")))
+    out.append(("code", f"LDR_CNTRL={LDR_CNTRL if p.regime == '64K' else LDR_HEAP_16M}\nexport LDR_CNTRL"))
     out.append(("p", f"Step 4, restart {srv.command} with that script, then check that it uses 16 MB pages "
                      "(16MB column Y, 'L' heap segments):"))
     out.append(("code", f"svmon -P $(ps -e -o pid= -o comm= | awk '$2==\"{srv.command}\"{{print $1}}') | head -12"))
     out.append(("h2", "5. Rollback"))
     out.append(("code", "\n".join([
         (f"# in {start}: put back LDR_CNTRL={LDR_IBM_64K}, then restart {srv.command} with it"
-         if p.regime == "64K" else f"# in {start}: remove the two LDR_CNTRL lines, then restart {srv.command} with it"),
+         if p.regime == "64K" else f"# in {start}: remove the two LDR_CNTRL lines (or the @LARGE_PAGE_DATA=Y added), "
+                                      f"then restart {srv.command} with it"),
         f"vmo -p -o lgpg_regions={p.pool_now}" + (f" -o lgpg_size={int(f.lgpg_size)}" if f.lgpg_size else
                                             " -o lgpg_size=0"),
         f"chuser capabilities=<the value lsuser showed before> {who}    # only if step 2 changed it"])))
@@ -505,6 +552,8 @@ def switch_blocks(p: Plan, source_args: str, user: Optional[str], script: Option
     out.append(("p", "After the restart, once the server has run on 16 MB pages for a representative period "
                      "(a night of backups), compare the two regimes:"))
     out.append(("code", f"aix-exporter report {source_args} --instance {f.instance} --auto --out after-the-change.html"))
+    if LIVE_PROMETHEUS in source_args:
+        out.append(("p", LIVE_NOTE))
     out.append(("p", "--auto finds the windows from the recording rule aix:regime_page_size:bytes: before, the "
                      f"last run on {REGIME_TEXT[p.regime]} pages, up to this change; after, the run on 16 MB pages "
                      "since the restart; 10 minutes are cut from each edge (--margin). It judges tape MiB/s, system/user CPU and the "
@@ -546,8 +595,9 @@ def steps_blocks(p: Plan) -> list:
     out = [("h3", "The steps beyond this regime"),
            ("table", ["pages for the heap", "pin cycles per 256 KB buffer", "pin_seg_range miss ratio",
                       "tape MiB/s", "pinned", "risk"], rows),
-           ("p", f"How the estimates are made: the cycle table is seed 000's (64 cycles with 4 KB pages, 4 with "
-                 f"64 KB, 1 with 16 MB). The measured miss ratio m = {_n(f.pin_miss, '.1%')} at "
+           ("p", f"How the estimates are made, for those who check them: a 256 KB buffer takes 64 lock cycles "
+                 f"to pin with 4 KB pages, 4 with 64 KB and 1 with 16 MB (IBM's case study). The measured miss "
+                 f"ratio m = {_n(f.pin_miss, '.1%')} at "
                  f"{CYCLES[p.regime]:g} cycles{drives} gives x = m / (1 - m) = A c (n-1) in the simulator's model "
                  f"(fitted to the case study); at c' cycles the model's miss ratio is 1 - 1/(1 + x c'/c) and the "
                  f"tape rate T (1 + {K_THROUGHPUT / A_MISS:.2f} x) / (1 + {K_THROUGHPUT / A_MISS:.2f} x c'/c). "
@@ -555,8 +605,6 @@ def steps_blocks(p: Plan) -> list:
     if any(st.regime == "64K" and not st.now for st in p.steps):
         out.append(("p", f"IBM's start line is `LDR_CNTRL={LDR_IBM_64K}` in the server's start script: the heap "
                          "on 64 KB pages, no vmo change, no capability, nothing pinned."))
-    if p.why:
-        out.append(("p", f"Which step: {p.why}."))
     return out
 
 
@@ -569,19 +617,24 @@ def ibm64k_blocks(p: Plan, source_args: str, start_script: Optional[str]) -> lis
         ("h2", "2. The change (as root)"),
         ("p", "Step 1, check that the processors offer 64 KB pages (POWER5+ and later; the list must include 65536):"),
         ("code", "pagesize -a"),
-        ("p", f"Step 2, in {start}, before {srv.command} starts (IBM's Storage Protect start line; not in "
-              "/etc/environment, not in the user's profile). Nothing is pinned and no vmo change or capability "
-              "is needed:"),
-        ("code", f"LDR_CNTRL={LDR_IBM_64K}\nexport LDR_CNTRL"),
+        ("p", f"Step 2, in {start}, before {srv.command} starts (not in /etc/environment, not in the user's "
+              f"profile): the heap's part of IBM's Storage Protect start line (LDR_CNTRL={LDR_IBM_64K}). Only the "
+              "heap moves, one change at a time, so that the report after it measures this step alone; text, "
+              "stack and shared memory can follow in a change of their own. If the script sets LDR_CNTRL "
+              "already, add @DATAPSIZE=64K to it and keep the rest. Nothing is pinned and no vmo change or "
+              "capability is needed:"),
+        ("code", f"LDR_CNTRL={LDR_HEAP_64K}\nexport LDR_CNTRL"),
         ("p", f"Step 3, restart {srv.command} with that script, then check that its heap is in 64 KB pages "
               "(PSize m on the 'text data BSS heap' segments):"),
         ("code", f"svmon -P $(ps -e -o pid= -o comm= | awk '$2==\"{srv.command}\"{{print $1}}') | head -12"),
         ("h2", "3. Rollback"),
-        ("code", f"# in {start}: remove the two LDR_CNTRL lines, then restart {srv.command} with it"),
+        ("code", f"# in {start}: remove the two LDR_CNTRL lines (or the @DATAPSIZE=64K added), then restart "
+                 f"{srv.command} with it"),
         ("h2", "4. Verification"),
         ("p", "After the restart, once the server has run on 64 KB pages for a representative period (a night of "
               "backups), compare the two regimes:"),
         ("code", f"aix-exporter report {source_args} --instance {f.instance} --auto --out after-the-change.html"),
+        *([("p", LIVE_NOTE)] if LIVE_PROMETHEUS in source_args else []),
         ("p", "--auto finds the change from 4 KB to 64 KB pages in the recording rule aix:regime_page_size:bytes. "
               "If the figures still show contention afterwards, plan again: the plan then judges the 16 MB step "
               "from the figures measured at 64 KB."),
