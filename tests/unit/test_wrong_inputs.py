@@ -113,7 +113,7 @@ CASES = [
     ("simulate", ["simulate", "--scenario", "steady", "--out", "/proc/self/no-such-dir"], 1,
      "/proc/self/no-such-dir"),
     ("simulate", ["simulate", "--scenario", "nosuch", "--out", "d"], 2, "invalid choice"),
-    ("simulate", ["simulate", "--scenario", "steady"], 2, "give --out DIR and/or --openmetrics FILE"),
+    ("simulate", ["simulate", "--scenario", "steady"], 2, "give --out DIR, --openmetrics FILE and/or --tsdb DIR"),
     # the exporter itself
     ("", ["--source", "replay:no-such-dir", "--once"], 1, "replay directory 'no-such-dir' does not exist"),
     ("", ["--source", "elsewhere:x", "--once"], 1, "elsewhere"),
