@@ -72,3 +72,34 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_sep("!", f"{len(skipped)} conformance tests against real AIX output SKIPPED", red=True)
         terminalreporter.write_line(f"{CORPUS} is absent: the parsers and the importer ran on our own fixtures "
                                     "only. Clone beside ../shared (or set AIX_EXPORTER_SHARED) to run them.")
+
+
+# Parallel runs (tests/run.sh: pytest-xdist). A file's tests stay together on one worker, so a
+# module's fixtures (a Prometheus, a backfilled store) are built once; the files that use the
+# session's case-study Prometheus (on the demo's port 19090, where the README's commands run as
+# typed) and the files that run the demo on its own ports form one unit, so that one worker alone
+# holds those ports and builds that history once. (A scheduler of our own, as xdist's loadfile
+# is: its loadgroup marks do not reach the test ids under pytest 9.)
+SHARED_PORTS = ("case_study_prometheus", "case_study_victoria", "case_study_store", "case_study_history")
+SHARED_PORT_FILES = {"test_docs.py", "test_demo.py"}
+_units: dict = {}
+
+
+def scheduling_unit(path: str) -> str:
+    """The unit a test file's tests are scheduled in: 'case-study' for the files named above, else
+    the file."""
+    if path not in _units:
+        file = ROOT / path
+        shared = file.name in SHARED_PORT_FILES or (file.is_file() and any(n in file.read_text() for n in SHARED_PORTS))
+        _units[path] = "case-study" if shared else path
+    return _units[path]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scheduling_unit(nodeid.split("::", 1)[0])
+    return ByUnit(config, log)
