@@ -12,7 +12,8 @@ collectors' vmstat and iostat included):
 
 * CPU per target per scrape: the exporter's CPU over the measured rounds / (targets x rounds);
 * probe latency: p50, p95 and max of the probes' wall times (/probe?target=NAME);
-* memory per target: (RSS with N targets - RSS with 1) / (N - 1), after the rounds.
+* memory per target: (RSS with N targets - RSS with 1) / (N - 1), after the rounds;
+* failed probes, and which collectors failed in them.
 
 A 1-target run first gives the baseline. Results go to stdout as a Markdown table row for
 bench/RESULTS.md.
@@ -70,7 +71,9 @@ def probe(url, name):
     req = urllib.request.Request(f"{url}/probe?target={name}", headers={"X-Prometheus-Scrape-Timeout-Seconds": "30"})
     with urllib.request.urlopen(req, timeout=60) as r:
         body = r.read().decode()
-    return time.monotonic() - started, "aix_exporter_probe_success 1.0" in body
+    failed = [line.split('"')[1] for line in body.splitlines()
+              if line.startswith("aix_exporter_collector_success{") and line.endswith(" 0.0")]
+    return time.monotonic() - started, "aix_exporter_probe_success 1.0" in body, failed
 
 
 def run(sshd, root, n, rounds, interval, workdir):
@@ -96,16 +99,18 @@ def run(sshd, root, n, rounds, interval, workdir):
             probe(url, name)
         time.sleep(6)                 # past --collect.min-interval (5 s): every measured probe collects
         cpu0 = cpu_seconds(proc.pid)
-        lat, failed = [], 0
+        lat, failed, which = [], 0, {}
         gap = interval / n
         start = time.monotonic()
         for r in range(rounds):
             for i, name in enumerate(names):
                 at = start + r * interval + i * gap
                 time.sleep(max(0.0, at - time.monotonic()))
-                took, ok = probe(url, name)
+                took, ok, collectors = probe(url, name)
                 lat.append(took)
                 failed += 0 if ok else 1
+                for c in collectors:
+                    which[c] = which.get(c, 0) + 1
         time.sleep(max(0.0, start + rounds * interval - time.monotonic()))
         cpu = cpu_seconds(proc.pid) - cpu0
         rss = rss_bytes(proc.pid)
@@ -113,7 +118,7 @@ def run(sshd, root, n, rounds, interval, workdir):
         stop(proc)
     return {"cpu_per_probe_ms": 1000 * cpu / (n * rounds), "p50_ms": 1000 * statistics.median(lat),
             "p95_ms": 1000 * pct(lat, 95), "max_ms": 1000 * max(lat), "rss": rss, "failed": failed,
-            "cpu_share": cpu / (rounds * interval)}
+            "cpu_share": cpu / (rounds * interval), "which": which}
 
 
 def main():
@@ -140,6 +145,9 @@ def main():
         print(f"| {n} | {r['cpu_per_probe_ms']:.1f} ms | {100 * r['cpu_share']:.1f} % | {r['p50_ms']:.0f} / "
               f"{r['p95_ms']:.0f} / {r['max_ms']:.0f} ms | {r['rss'] / 2**20:.0f} MiB | "
               f"{per_target / 2**20:.2f} MiB | {r['failed']} |")
+    for n, r in ((1, one), (a.targets, many)):
+        if r["which"]:
+            print(f"failed collectors with {n} target(s): " + ", ".join(f"{k} x{v}" for k, v in sorted(r["which"].items())))
 
 
 if __name__ == "__main__":
