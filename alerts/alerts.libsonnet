@@ -7,6 +7,9 @@
   // a recorded series as the alerts read it: with the selector too, so that rule files for
   // two jobs (the demo's aix-rules.yml and demo-fast-rules.yml) never alert on each other's
   local R(name) = '%s{%s}' % [name, S],
+  // the TSM checklist: the database's share of its space, each recovery log's used share
+  local TSM_DB_USED = 'aix_tsm_db_space_bytes{%s,kind="used"} / ignoring (kind) (aix_tsm_db_space_bytes{%s,kind="used"} + ignoring (kind) aix_tsm_db_space_bytes{%s,kind="free"})' % [S, S, S],
+  local TSM_LOG_USED = 'aix_tsm_log_space_bytes{%s,kind="used"} / ignoring (kind) (aix_tsm_log_space_bytes{%s,kind="total"} > 0)' % [S, S],
   // The page-size regime, in bytes: 4096, 65536 or 16777216, the page size that holds most of
   // the monitored processes' data. Evidence, first found wins:
   //  1. svmon -P's split: the page size with the most of the processes' memory in use over
@@ -180,6 +183,30 @@
                 'increase(aix_tsm_messages_total{%s,msgid="ANR9999D"}[%s]) > 0' % [S, c.tsmWindow], '0s',
                 'TSM server on {{ $labels.instance }} logged ANR9999D',
                 'ANR9999D appeared {{ printf "%%.0f" $value }} times in the last %s on {{ $labels.instance }} (for example a memory allocation error before ANR0358E).' % c.tsmWindow),
+          alert('AixTsmDatabaseSpaceHigh', 'warning',
+                '%s > %g' % [TSM_DB_USED, c.tsmSpaceWarningRatio], c.tsmSpaceFor,
+                'TSM database on {{ $labels.instance }} is {{ $value | humanizePercentage }} full',
+                'The server database on {{ $labels.instance }} uses {{ $value | humanizePercentage }} of its space (used / used + free, DB table), above %g %%: extend it (EXTEND DBSPACE) or free space before it fills.' % (100 * c.tsmSpaceWarningRatio)),
+          alert('AixTsmDatabaseSpaceCritical', 'critical',
+                '%s > %g' % [TSM_DB_USED, c.tsmSpaceCriticalRatio], c.tsmSpaceFor,
+                'TSM database on {{ $labels.instance }} is {{ $value | humanizePercentage }} full',
+                'The server database on {{ $labels.instance }} uses {{ $value | humanizePercentage }} of its space, above %g %%: a full database stops the server.' % (100 * c.tsmSpaceCriticalRatio)),
+          alert('AixTsmLogSpaceHigh', 'warning',
+                '%s > %g' % [TSM_LOG_USED, c.tsmSpaceWarningRatio], c.tsmSpaceFor,
+                'TSM {{ $labels.log }} log on {{ $labels.instance }} is {{ $value | humanizePercentage }} full',
+                'The {{ $labels.log }} log (the archive log: its file system) on {{ $labels.instance }} is {{ $value | humanizePercentage }} full, above %g %%: a database backup frees the archive log; a full active log stops the server.' % (100 * c.tsmSpaceWarningRatio)),
+          alert('AixTsmLogSpaceCritical', 'critical',
+                '%s > %g' % [TSM_LOG_USED, c.tsmSpaceCriticalRatio], c.tsmSpaceFor,
+                'TSM {{ $labels.log }} log on {{ $labels.instance }} is {{ $value | humanizePercentage }} full',
+                'The {{ $labels.log }} log on {{ $labels.instance }} is {{ $value | humanizePercentage }} full, above %g %%: back up the database now (it frees the archive log) or add log space.' % (100 * c.tsmSpaceCriticalRatio)),
+          alert('AixTsmDatabaseBackupOverdue', 'warning',
+                'time() - aix_tsm_db_last_backup_timestamp_seconds{%s} > %d' % [S, c.tsmDbBackupMaxAgeSeconds], '0s',
+                'TSM database on {{ $labels.instance }} last backed up {{ $value | humanizeDuration }} ago',
+                'The last backup of the server database on {{ $labels.instance }} ran {{ $value | humanizeDuration }} ago, more than %d hours: check the BACKUP DB schedule (q event) and its device class. Without a recent database backup the server cannot be recovered.' % (c.tsmDbBackupMaxAgeSeconds / 3600)),
+          alert('AixTsmDatabaseNeverBackedUp', 'warning',
+                'aix_tsm_db_space_bytes{%s,kind="used"} unless on (instance, job) aix_tsm_db_last_backup_timestamp_seconds{%s}' % [S, S], c.tsmSpaceFor,
+                'TSM database on {{ $labels.instance }} was never backed up',
+                'The server database on {{ $labels.instance }} ({{ $value | humanize1024 }}B in use) has no backup (DB table LAST_BACKUP_DATE is empty): schedule BACKUP DB.'),
           alert('AixLargePageRegionsChangePending', 'info',
                 'aix_vmo_tunable{%s,tunable="lgpg_regions",setting="boot"} != ignoring (setting) aix_vmo_tunable{%s,tunable="lgpg_regions",setting="current"}' % [S, S],
                 c.lgpgPendingFor,

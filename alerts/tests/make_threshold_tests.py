@@ -139,7 +139,39 @@ def cases():
         out.append(case(f"{pct} % of memory on the free list", "AixFreeListLow",
                         [s("aix_vmstat_free_list_bytes", "", const(pct * 10 * MIB, 300)),
                          s("aix_lpar_memory_bytes", "", const(1000 * MIB, 300))], fire, "20m" if fire else "60m"))
+    out += tsm_checklist()
     out += at_the_threshold(fallback, heap, pin, tape)
+    return out
+
+
+def tsm_db(used_pct):
+    return [s("aix_tsm_db_space_bytes", 'kind="used"', const(used_pct * MIB, 300)),
+            s("aix_tsm_db_space_bytes", 'kind="free"', const((100 - used_pct) * MIB, 300))]
+
+
+def tsm_log(used_pct, log="active"):
+    return [s("aix_tsm_log_space_bytes", f'log="{log}",kind="used"', const(used_pct * MIB, 300)),
+            s("aix_tsm_log_space_bytes", f'log="{log}",kind="total"', const(100 * MIB, 300))]
+
+
+def tsm_checklist():
+    out = []
+    # tsmSpaceWarningRatio 0.80 (for 15m): the database or a log 85 % full fires, 75 % stays quiet
+    for pct, fire in ((85, True), (75, False)):
+        out.append(case(f"the database {pct} % full", "AixTsmDatabaseSpaceHigh", tsm_db(pct), fire,
+                        "20m" if fire else "60m"))
+        out.append(case(f"the archive log {pct} % full", "AixTsmLogSpaceHigh", tsm_log(pct, "archive"), fire,
+                        "20m" if fire else "60m"))
+    # tsmSpaceCriticalRatio 0.90 (for 15m): 95 % fires, 85 % stays quiet
+    for pct, fire in ((95, True), (85, False)):
+        out.append(case(f"the database {pct} % full", "AixTsmDatabaseSpaceCritical", tsm_db(pct), fire,
+                        "20m" if fire else "60m"))
+        out.append(case(f"the active log {pct} % full", "AixTsmLogSpaceCritical", tsm_log(pct), fire,
+                        "20m" if fire else "60m"))
+    # tsmDbBackupMaxAgeSeconds 93600 (no for): a backup at 0 fires at 1561 minutes, quiet up to 1559
+    backup = [s("aix_tsm_db_last_backup_timestamp_seconds", "", const(0, 1600))]
+    out.append(case("the last backup 1561 minutes ago", "AixTsmDatabaseBackupOverdue", backup, True, "1561m"))
+    out.append(case("the last backup 1559 minutes ago at most", "AixTsmDatabaseBackupOverdue", backup, False, "1559m"))
     return out
 
 
