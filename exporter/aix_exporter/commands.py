@@ -38,7 +38,7 @@ class Command:
     aix: str                              # what runs on AIX, for people (README)
     argv: Optional[Callable] = None       # settings[, pids] -> argv list (fetch run/dsmadmc; processes/per_process with pids)
     fetch: str = "run"
-    background: bool = False              # takes an interval: runs on its own schedule on AIX
+    background: bool = False              # runs on its own schedule on AIX: takes an interval, or is asked once an interval
     runs_for: Optional[Callable] = None   # settings -> seconds the command takes by design (its intervals)
     corpus: tuple = ()                    # ../shared/corpus folders with real samples of this command
     seeds_from: tuple = ()                # corpus folders of a related command that only seed fuzzing
@@ -70,6 +70,12 @@ def _dsmadmc(*query):
 
 
 _NO_MATCH = r"\bANR2034E\b"   # a query that matches nothing: dsmadmc exits 11 with this message
+# the checklist's columns (parsers/tsm_db.py and tsm_log.py read them in this order)
+_DB_COLUMNS = ("BUFF_HIT_RATIO", "DATABASE_NAME", "FREE_PAGES", "FREE_SPACE_MB", "LAST_BACKUP_DATE", "PKG_HIT_RATIO",
+               "SORT_OVERFLOW", "TOTAL_BUFF_REQ", "TOTAL_PAGES", "TOT_FILE_SYSTEM_MB", "USABLE_PAGES",
+               "USED_DB_SPACE_MB", "USED_PAGES", "CURRENT_TIMESTAMP")
+_LOG_COLUMNS = ("FREE_SPACE_MB", "TOTAL_SPACE_MB", "USED_SPACE_MB", "ARCHLOG_FREE_FS_MB", "ARCHLOG_TOL_FS_MB",
+                "ARCHLOG_USED_FS_MB")
 
 
 def _vmo(s) -> list:
@@ -134,6 +140,16 @@ TABLE = (
             argv=_dsmadmc(lambda s: ["-comma", "select activity,sum(bytes),count(*) from summary where "
                                     f"end_time>current_timestamp-{int(s.tsm.summary_hours)} hours group by activity"]),
             fetch="dsmadmc", exit_ok_if=_NO_MATCH),
+    Command("tsm_db", "dsmadmc select from db", "the server's database: space, hit ratio, the last backup",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select BUFF_HIT_RATIO,...,USED_PAGES,CURRENT_TIMESTAMP from "
+            "db\" (password on stdin; background, every tsm.checklist_interval_seconds)",
+            argv=_dsmadmc("-comma", "select " + ",".join(_DB_COLUMNS) + " from db"), fetch="dsmadmc",
+            background=True),
+    Command("tsm_log", "dsmadmc select from log", "the server's recovery log: active and archive log space",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select FREE_SPACE_MB,...,ARCHLOG_USED_FS_MB from log\" "
+            "(password on stdin; background, every tsm.checklist_interval_seconds)",
+            argv=_dsmadmc("-comma", "select " + ",".join(_LOG_COLUMNS) + " from log"), fetch="dsmadmc",
+            background=True),
 )
 COMMANDS = {c.key: c for c in TABLE}
 

@@ -73,6 +73,9 @@ class TsmSettings:
     password_file: Optional[str] = None
     dsmadmc_binary: str = "/usr/bin/dsmadmc"
     summary_hours: int = 24
+    # the daily checklist (collector tsm_checklist): its queries run once an interval, in the
+    # background, each a few values of the server's database (docs/aix.md)
+    checklist_interval_seconds: int = 300
 
 
 @dataclass
@@ -153,6 +156,7 @@ BOUNDS = {
     "tape.interval_seconds": (1, 300), "tape.max_age_seconds": (1, 86400),
     "splat.trace_seconds": (1, 60), "splat.every_minutes": (1, 1440), "splat.top_n": (1, 1000),
     "splat.max_age_seconds": (1, 7 * 86400), "tsm.summary_hours": (1, 24 * 31),
+    "tsm.checklist_interval_seconds": (60, 86400),
     "ssh.connect_timeout_seconds": (0.1, 120), "ssh.max_sessions": (1, 64), "probe.max_concurrent": (1, 1000),
     "ssh.output_budget_bytes": (1 << 20, 1 << 30),
 }

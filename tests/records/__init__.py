@@ -29,6 +29,8 @@ def to_json(obj):
         return [to_json(v) for v in obj]
     if isinstance(obj, (str, int, float, bool)) or obj is None:
         return obj
+    if hasattr(obj, "isoformat"):   # a datetime: as the parser read it
+        return obj.isoformat()
     raise TypeError(f"no JSON form for {type(obj).__name__}")
 
 

@@ -137,18 +137,25 @@ def test_each_commands_argv_with_the_settings_it_reads():
         "tsm_mounts": dsm + ["query", "mount"],
         "tsm_summary": dsm + ["-comma", "select activity,sum(bytes),count(*) from summary where "
                                         "end_time>current_timestamp-6 hours group by activity"],
+        "tsm_db": dsm + ["-comma", "select BUFF_HIT_RATIO,DATABASE_NAME,FREE_PAGES,FREE_SPACE_MB,LAST_BACKUP_DATE,"
+                                   "PKG_HIT_RATIO,SORT_OVERFLOW,TOTAL_BUFF_REQ,TOTAL_PAGES,TOT_FILE_SYSTEM_MB,"
+                                   "USABLE_PAGES,USED_DB_SPACE_MB,USED_PAGES,CURRENT_TIMESTAMP from db"],
+        "tsm_log": dsm + ["-comma", "select FREE_SPACE_MB,TOTAL_SPACE_MB,USED_SPACE_MB,ARCHLOG_FREE_FS_MB,"
+                                    "ARCHLOG_TOL_FS_MB,ARCHLOG_USED_FS_MB from log"],
     }
     assert {c.key: c.fetch for c in TABLE} == {
         "vmstat": "run", "vmstat_v": "run", "vmstat_s": "run", "svmon_g": "run", "svmon_p": "processes",
         "ps_env": "per_process", "vmo": "run", "asoo": "run", "splat": "splat", "iostat_tape": "run", "tsm_actlog": "log",
-        "tsm_processes": "dsmadmc", "tsm_sessions": "dsmadmc", "tsm_mounts": "dsmadmc", "tsm_summary": "dsmadmc"}
+        "tsm_processes": "dsmadmc", "tsm_sessions": "dsmadmc", "tsm_mounts": "dsmadmc", "tsm_summary": "dsmadmc",
+        "tsm_db": "dsmadmc", "tsm_log": "dsmadmc"}
 
 
 def test_the_commands_that_take_an_interval_and_how_long_they_run():
     from aix_exporter.config import Settings
     s = Settings()
     s.vmstat.interval_seconds, s.tape.interval_seconds = 7, 9
-    assert {c.key for c in TABLE if c.background} == {"vmstat", "splat", "iostat_tape"}
+    # (the checklist's queries run on their own schedule too: once every tsm.checklist_interval_seconds)
+    assert {c.key for c in TABLE if c.background} == {"vmstat", "splat", "iostat_tape", "tsm_db", "tsm_log"}
     assert {c.key: c.runs_for(s) for c in TABLE if c.runs_for} == {"vmstat": 14, "iostat_tape": 9}
 
 

@@ -10,7 +10,7 @@ from aix_exporter.tools import simulate
 from tests.unit.helpers import promtool_only, simulated_lines
 
 KEYS = ["vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "ps_env", "vmo", "asoo", "splat", "iostat_tape",
-        "tsm_actlog", "tsm_processes", "tsm_sessions", "tsm_mounts", "tsm_summary"]
+        "tsm_actlog", "tsm_processes", "tsm_sessions", "tsm_mounts", "tsm_summary", "tsm_db", "tsm_log"]
 
 
 def lgpg_regions(vmo_text):
@@ -20,7 +20,7 @@ def lgpg_regions(vmo_text):
 
 def test_a_replay_directory_at_the_time_asked_for(tmp_path, capsys):
     assert cli.main(["simulate", "--scenario", "case-study", "--out", str(tmp_path / "end")]) == 0
-    assert capsys.readouterr().out == (f"wrote 15 files to {tmp_path / 'end'} ({', '.join(KEYS)}) at t=28800s\n")
+    assert capsys.readouterr().out == (f"wrote 17 files to {tmp_path / 'end'} ({', '.join(KEYS)}) at t=28800s\n")
     assert sorted(p.name for p in (tmp_path / "end").iterdir()) == sorted(f"{k}.txt" for k in KEYS)
     assert lgpg_regions((tmp_path / "end" / "vmo.txt").read_text()) == "160"
     assert cli.main(["simulate", "--scenario", "case-study", "--out", str(tmp_path / "start"), "--at", "0"]) == 0
@@ -168,7 +168,8 @@ def test_the_tools_run_as_modules(module, words):
 
 
 def test_a_replay_without_the_server_running_has_every_other_command(tmp_path):
-    # at 4 h the case study stops dsmserv for its tuning: no monitored process, so no svmon -P or ps eww
+    # at 4 h the case study stops dsmserv for its tuning: no monitored process, so no svmon -P or ps eww,
+    # and dsmadmc cannot reach the server: no checklist answer either
     written = simulate.write_replay("case-study", str(tmp_path), 14400, 1)
     assert written == ["vmstat", "vmstat_v", "vmstat_s", "svmon_g", "vmo", "asoo", "splat", "iostat_tape", "tsm_actlog",
                        "tsm_processes", "tsm_sessions", "tsm_mounts", "tsm_summary"]

@@ -5,6 +5,9 @@
 * A query that matches nothing prints ``ANR2034E ... No match found using this criteria.``
   (and dsmadmc exits 11): an empty answer, not an error.
 * Lines that are ``ANR``/``ANS`` messages are not rows.
+* A number in a ``select`` answer is the column's raw value: never a thousands separator, so a
+  comma in it is the decimal comma of a server that prints its locale's (``"99,8"``, quoted by
+  ``-comma``; treydock/tsm_exporter#26): ``decimal`` reads both.
 """
 from __future__ import annotations
 
@@ -17,17 +20,19 @@ NO_MATCH_RE = re.compile(r"\bANR2034E\b")
 MESSAGE_RE = re.compile(r"^\s*AN[RS]\d{4}[IWESD]\b")
 
 
-def numbered_rows(text: str, command: str, fields: int) -> list:
-    """The rows of a query answer as (line number, line, [``fields`` strings]). (The
-    no-match answer ANR2034E is a message line, so it gives no row.)"""
+def numbered_rows(text: str, command: str, fields) -> list:
+    """The rows of a query answer as (line number, line, [``fields`` strings]); ``fields`` a
+    number, or a tuple of the numbers a row may have. (The no-match answer ANR2034E is a
+    message line, so it gives no row.)"""
     lines = text_lines(text, command)
+    allowed = fields if isinstance(fields, tuple) else (fields,)
     out = []
     for no, line in enumerate(lines, 1):
         if not line.strip() or MESSAGE_RE.match(line):
             continue
         row = next(csv.reader([line]))
-        if len(row) != fields:
-            raise ParseError(f"{command}: expected {fields} comma-separated fields", no, line)
+        if len(row) not in allowed:
+            raise ParseError(f"{command}: expected {' or '.join(map(str, allowed))} comma-separated fields", no, line)
         out.append((no, line, [f.strip() for f in row]))
     return out
 
@@ -35,6 +40,17 @@ def numbered_rows(text: str, command: str, fields: int) -> list:
 def rows(text: str, command: str, fields: int) -> list:
     """The rows of a query answer, each a list of ``fields`` strings."""
     return [row for _, _, row in numbered_rows(text, command, fields)]
+
+
+_DECIMAL_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)?$")
+
+
+def decimal(token: str, command: str, line: str, no: int) -> float:
+    """A number of a select answer: digits with a decimal point or a decimal comma (the
+    module's rule); anything else, a thousands separator included, is an error naming the line."""
+    if not _DECIMAL_RE.match(token) or not token.isascii():
+        raise ParseError(f"{command}: {token!r} is not a number", no, line)
+    return float(token.replace(",", "."))
 
 
 def whole(token: str, command: str, line: str, no: int) -> int:

@@ -411,6 +411,47 @@ def tsm_summary(model: Model, s: State, hours: int = 24) -> str:
     return f"STGPOOL BACKUP,{kb * 1024},{done}\n"
 
 
+# The daily checklist (tsm_db, tsm_log): a 2 TiB file system for a 625 GiB database growing
+# 120 MB an hour, backed up daily at 03:00 of the simulated day before the scenario (so 3 h
+# before its start, then every 24 h); a 32 GiB active log; the archive log's 1 TiB file system
+# fills between backups and is emptied by each.
+DB_FS_MB = 2_097_152
+DB_USED_MB = 640_000.0
+ARCH_FS_MB = 1_048_576
+SERVER_DOWN = "ANS1017E Session rejected: TCP/IP connection failure."
+
+
+def _db2_time(epoch: float) -> str:
+    """A timestamp as the server's select prints it (its local time: UTC in the simulator)."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch)) + ".000000"
+
+
+def _since_backup(t: float) -> float:
+    return (t + 3 * 3600.0) % 86400.0
+
+
+def tsm_db(s: State, epoch0: float) -> str:
+    if not s.server_up:
+        raise ProcessDown(f"dsmserv is not running: {SERVER_DOWN}")
+    used = DB_USED_MB + s.t / 3600.0 * 120
+    free = DB_FS_MB - used - 20_000
+    pages = int(used * 32)   # 32 KB pages
+    total_pages = int((used + 51_200) * 32)
+    now = epoch0 + s.t
+    return (f"98.3,TSMDB1,{total_pages - pages},{free:.2f},{_db2_time(now - _since_backup(s.t))},99.1,0,"
+            f"{int(4_000_000_000 + s.t * 9000)},{total_pages},{DB_FS_MB},{total_pages - 1024},{used:.2f},{pages},"
+            f"{_db2_time(now)}\n")
+
+
+def tsm_log(s: State) -> str:
+    if not s.server_up:
+        raise ProcessDown(f"dsmserv is not running: {SERVER_DOWN}")
+    active_used = 342.0 + (s.t % 3600.0) / 3600.0 * 2048
+    arch_used = 20_000.0 + _since_backup(s.t) / 3600.0 * 9_000
+    return (f"{32768 - active_used:.2f},32768.00,{active_used:.2f},{ARCH_FS_MB - arch_used:.2f},{ARCH_FS_MB:.2f},"
+            f"{arch_used:.2f}\n")
+
+
 # -- one renderer per command key (the keys of the package's command table) ---------------
 class ProcessDown(Exception):
     """The monitored server is not running: a per-process command has nothing to report."""
@@ -448,6 +489,8 @@ RENDERERS = {
     "tsm_sessions": lambda c: tsm_sessions(c.state),
     "tsm_mounts": lambda c: tsm_mounts(c.state),
     "tsm_summary": lambda c: tsm_summary(c.model, c.state),
+    "tsm_db": lambda c: tsm_db(c.state, c.epoch0),
+    "tsm_log": lambda c: tsm_log(c.state),
 }
 
 

@@ -37,6 +37,9 @@ def parse_spec(arg: str) -> dict:
         raise ValueError(f"simulate: bad option value in {arg!r}") from None
 
 
+TIMED_KEYS = frozenset({"splat", "tsm_db"})
+
+
 class SimulatedSource:
     slow_keys: frozenset = frozenset()
     concurrent_reads = False   # its reads are this process's own work (sources/__init__.py)
@@ -93,4 +96,6 @@ class SimulatedSource:
         return text, {"inode": 0, "offset": offset + len(text), "t": t}
 
     def report_time(self, key: str):
-        return self.epoch(self.now()) if key == "splat" else None
+        """The simulator's now (a history's sample time) for the keys whose collectors ask when
+        their text was produced: the splat report's time, the checklist's clock."""
+        return self.epoch(self.now()) if key in TIMED_KEYS else None

@@ -1,0 +1,88 @@
+"""The TSM admin's daily checklist, from the server itself through dsmadmc (issue 59): the
+database's space and its last backup, the recovery log's active and archive space.
+
+The queries run in the background once every ``tsm.checklist_interval_seconds`` (300 s), each
+one select of a few values, so the server's database is asked a handful of times an interval
+whatever the scrape interval; each figure is the server's at that query, served until two
+intervals have passed without a new answer (then absent, never stale).
+
+* ``aix_tsm_db_space_bytes{kind}``: total (TOT_FILE_SYSTEM_MB: the file systems the database
+  is on), used (USED_DB_SPACE_MB: by the database) and free (FREE_SPACE_MB: left for it);
+* ``aix_tsm_db_last_backup_timestamp_seconds``: when the last database backup ran, from its age
+  by the server's own clock (CURRENT_TIMESTAMP minus LAST_BACKUP_DATE, so the server's time zone
+  does not matter); absent when the database was never backed up (said once in the log);
+* ``aix_tsm_db_buffer_hit_ratio``: the database's buffer pool hit ratio since the server started;
+* ``aix_tsm_log_space_bytes{log,kind}``: the active log's total, used and free space, and the
+  archive log's file system's.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+from ..parsers import tsm_db, tsm_log
+from .base import Collector, Families, register
+
+log = logging.getLogger("aix_exporter")
+
+
+def families_from(db: tsm_db.Db, lg: tsm_log.Log, now: float) -> list:
+    f = Families()
+    for kind, value in (("total", db.total_bytes), ("used", db.used_bytes), ("free", db.free_bytes)):
+        f.set("aix_tsm_db_space_bytes", "The server database's space at the last checklist query (DB table: total "
+              "the file systems it is on, used by the database, free for it).", value, {"kind": kind})
+    f.set("aix_tsm_db_buffer_hit_ratio", "The server database's buffer pool hit ratio since the server started "
+          "(DB table BUFF_HIT_RATIO / 100).", round(db.buffer_hit_ratio, 6))
+    age = db.backup_age_seconds()
+    if age is not None:
+        backed_up = now - age
+    elif db.last_backup is not None:   # (an answer without the server's clock: its time read in this host's zone)
+        backed_up = db.last_backup.timestamp()
+    else:
+        backed_up = None
+    if backed_up is not None:
+        f.set("aix_tsm_db_last_backup_timestamp_seconds", "When the server database's last backup ran (Unix time; "
+              "DB table LAST_BACKUP_DATE, aged by the server's own clock). Absent when it was never backed up.",
+              backed_up)
+    spaces = [("active", lg.active)] + ([("archive", lg.archive)] if lg.archive is not None else [])
+    for name, sp in spaces:
+        for kind, value in (("total", sp.total_bytes), ("used", sp.used_bytes), ("free", sp.free_bytes)):
+            f.set("aix_tsm_log_space_bytes", "The server's recovery log space at the last checklist query (LOG "
+                  "table: the active log's space; the archive log's file system).", value, {"log": name, "kind": kind})
+    return f.result()
+
+
+@register
+class TsmChecklistCollector(Collector):
+    name = "tsm_checklist"
+    keys = ("tsm_db", "tsm_log")
+    help = "the TSM admin's daily checklist from dsmadmc: database space and last backup, recovery log space"
+    settings_section = "tsm"
+    metrics = ("aix_tsm_db_space_bytes", "aix_tsm_db_last_backup_timestamp_seconds", "aix_tsm_db_buffer_hit_ratio",
+               "aix_tsm_log_space_bytes")
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        self._said_never = False
+
+    @classmethod
+    def configured(cls, settings) -> bool:
+        """On a real system the checklist needs tsm.admin_id and tsm.password_file."""
+        return bool(settings.tsm.admin_id and settings.tsm.password_file)
+
+    def period(self) -> float:
+        return float(self.config.checklist_interval_seconds)
+
+    def max_age(self):
+        """Two intervals and a query's deadline: a result older is not served."""
+        return 2.0 * self.config.checklist_interval_seconds + self.settings.command_timeout_seconds
+
+    def collect(self, source) -> list:
+        db = tsm_db.parse(source.read("tsm_db"))
+        lg = tsm_log.parse(source.read("tsm_log"))
+        if db.last_backup is None and not self._said_never:
+            self._said_never = True
+            log.warning("msg=the TSM database was never backed up: aix_tsm_db_last_backup_timestamp_seconds is "
+                        "absent until its first backup (BACKUP DB) collector=tsm_checklist database=%s", db.name)
+        when = source.report_time("tsm_db")   # (the simulator's clock in a history; else None: now)
+        return families_from(db, lg, time.time() if when is None else when)
