@@ -139,6 +139,10 @@ def test_a_page_whose_request_failed_in_transport_is_drawn_again_a_query_error_i
     bad_query = [shown("CPU", text="bad_data: 1:5: parse error: unclosed left parenthesis", error=True)]
     pages, shots[:] = [bad_query, drawn], []
     assert render.render_one(None, "http://p", "aix-x", {}, "x.png") == bad_query and len(shots) == 1
+    # the error icon beside the legend alone (an answer too late on a loaded machine): drawn again
+    late = [shown("Read and written", text="tsmsrv01:10990 read\ntsmsrv02:10990 read", error=True)]
+    pages, shots[:] = [late, drawn], []
+    assert render.render_one(None, "http://p", "aix-x", {}, "x.png") == drawn and len(shots) == 2
 
 
 def test_a_failed_build_leaves_its_reason_for_the_render_test_and_a_later_build_clears_it(tmp_path, monkeypatch):
