@@ -361,7 +361,6 @@ def test_a_dsmadmc_that_never_answers_never_darkens_the_lpar(tmp_path, sshd):
                     failed.append((probes, c))
             assert 'aix_exporter_collector_success{collector="tsm_server"} 0.0' in out
             time.sleep(every)
-        assert _running(str(dsmadmc)), "dsmadmc was never running: the test tests nothing"
     finally:
         stop(proc)   # SIGTERM
         stopped = time.monotonic()
@@ -374,7 +373,7 @@ def test_a_dsmadmc_that_never_answers_never_darkens_the_lpar(tmp_path, sshd):
     err = (cfg.parent / "exporter.log").read_text()
     assert probes >= 10
     assert not failed, (failed[:5], err[-3000:])
-    assert most[0] == 1, (most[0], err[-3000:])
+    assert most[0] == 1, (most[0], err[-3000:])   # (0: dsmadmc never ran, the test would test nothing)
     assert not left, f"dsmadmc still running on the LPAR 5 s after the exporter's SIGTERM: {left}"
 
 
