@@ -54,10 +54,7 @@ class CommandSource:
 
     def run(self, argv: list, timeout: float, stdin: Optional[bytes] = None) -> str:
         """The way every command of this source goes (under command_root if set)."""
-        argv = rooted(argv, self.settings.command_root)
-        if stdin is None:   # (the two-argument call is the runner's interface: tests replace it)
-            return self.runner.run(argv, timeout)
-        return self.runner.run(argv, timeout, stdin)
+        return self.runner.run(rooted(argv, self.settings.command_root), timeout, stdin)
 
     def command_costs(self) -> dict:
         """{command name: (CPU seconds or None, wall seconds, runs)} of this source's runner."""

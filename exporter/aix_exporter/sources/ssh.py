@@ -370,8 +370,7 @@ class _Output:
             self._chan.close()
 
     def free(self) -> None:
-        self.owner.held -= len(self.out)
-        self.out = bytearray()
+        self.take()
 
     def take(self) -> bytearray:
         out = self.out
