@@ -29,6 +29,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from .parsers import tsm_db, tsm_log   # (the checklist's columns: its query selects what the parser reads)
+
 
 @dataclass(frozen=True)
 class Command:
@@ -70,12 +72,6 @@ def _dsmadmc(*query):
 
 
 _NO_MATCH = r"\bANR2034E\b"   # a query that matches nothing: dsmadmc exits 11 with this message
-# the checklist's columns (parsers/tsm_db.py and tsm_log.py read them in this order)
-_DB_COLUMNS = ("BUFF_HIT_RATIO", "DATABASE_NAME", "FREE_PAGES", "FREE_SPACE_MB", "LAST_BACKUP_DATE", "PKG_HIT_RATIO",
-               "SORT_OVERFLOW", "TOTAL_BUFF_REQ", "TOTAL_PAGES", "TOT_FILE_SYSTEM_MB", "USABLE_PAGES",
-               "USED_DB_SPACE_MB", "USED_PAGES", "CURRENT_TIMESTAMP")
-_LOG_COLUMNS = ("FREE_SPACE_MB", "TOTAL_SPACE_MB", "USED_SPACE_MB", "ARCHLOG_FREE_FS_MB", "ARCHLOG_TOL_FS_MB",
-                "ARCHLOG_USED_FS_MB")
 
 
 def _vmo(s) -> list:
@@ -143,12 +139,12 @@ TABLE = (
     Command("tsm_db", "dsmadmc select from db", "the server's database: space, hit ratio, the last backup",
             "dsmadmc -id=ADMIN -dataonly=yes -comma \"select BUFF_HIT_RATIO,...,USED_PAGES,CURRENT_TIMESTAMP from "
             "db\" (password on stdin; background, every tsm.checklist_interval_seconds)",
-            argv=_dsmadmc("-comma", "select " + ",".join(_DB_COLUMNS) + " from db"), fetch="dsmadmc",
+            argv=_dsmadmc("-comma", "select " + ",".join(tsm_db.COLUMNS) + " from db"), fetch="dsmadmc",
             background=True),
     Command("tsm_log", "dsmadmc select from log", "the server's recovery log: active and archive log space",
             "dsmadmc -id=ADMIN -dataonly=yes -comma \"select FREE_SPACE_MB,...,ARCHLOG_USED_FS_MB from log\" "
             "(password on stdin; background, every tsm.checklist_interval_seconds)",
-            argv=_dsmadmc("-comma", "select " + ",".join(_LOG_COLUMNS) + " from log"), fetch="dsmadmc",
+            argv=_dsmadmc("-comma", "select " + ",".join(tsm_log.COLUMNS) + " from log"), fetch="dsmadmc",
             background=True),
 )
 COMMANDS = {c.key: c for c in TABLE}
