@@ -58,6 +58,9 @@ def test_the_answer_without_the_servers_clock_reads_the_backup_in_this_hosts_zon
     (fixture_text("tsm_db", "never-backed-up.txt") * 2, "expected one row (one database), got 2"),
     (fixture_text("tsm_db", "never-backed-up.txt").replace("2026-11-29 06:00:00.000000", "yesterday"),
      "'yesterday' is not a timestamp"),
+    # a backup after the server's own now would hide an overdue one
+    (fixture_text("tsm_db", "backed-up-last-night.txt").replace("2026-11-28 21:30:12", "2026-11-30 21:30:12"),
+     "the last backup 2026-11-30 21:30:12 is later than the server's now 2026-11-29 06:00:00"),
 ])
 def test_what_is_not_the_db_answer_is_one_error(text, why):
     with pytest.raises(ParseError) as e:

@@ -13,7 +13,8 @@ Format rules:
   the first 13 alone (a query without the server's clock) is read too.
 * ``LAST_BACKUP_DATE`` is ``YYYY-MM-DD HH:MM:SS.ffffff`` in the server's local time, empty when
   the database was never backed up. With CURRENT_TIMESTAMP in the same answer, the backup's age
-  is exact whatever the zones: the server's clock minus the backup, both in its time.
+  is exact whatever the zones: the server's clock minus the backup, both in its time. A backup
+  later than the server's own now is not an answer (it would hide an overdue backup): an error.
 * Sizes are MB (MiB) with a decimal point or comma; page counts and requests are whole numbers.
 * One row (one database per server); none is an error.
 """
@@ -67,8 +68,11 @@ def parse(text: str) -> Db:
     no, line, row = found[0]
     v = dict(zip(COLUMNS, row))
     num = lambda k: dsmadmc.decimal(v[k], COMMAND, line, no)
+    last = timestamp(v["LAST_BACKUP_DATE"], COMMAND, line, no)
+    now = timestamp(v.get("CURRENT_TIMESTAMP", ""), COMMAND, line, no)
+    if last is not None and now is not None and last > now:
+        raise ParseError(f"{COMMAND}: the last backup {last} is later than the server's now {now}", no, line)
     return Db(name=v["DATABASE_NAME"] or "-", total_bytes=num("TOT_FILE_SYSTEM_MB") * MB,
               used_bytes=num("USED_DB_SPACE_MB") * MB, free_bytes=num("FREE_SPACE_MB") * MB,
               buffer_hit_ratio=num("BUFF_HIT_RATIO") / 100,
-              last_backup=timestamp(v["LAST_BACKUP_DATE"], COMMAND, line, no),
-              server_now=timestamp(v.get("CURRENT_TIMESTAMP", ""), COMMAND, line, no))
+              last_backup=last, server_now=now)
