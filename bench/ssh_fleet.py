@@ -51,7 +51,7 @@ def lpar(sshd):
         p.chmod(0o755)
     wrapper = sshd.dir / "aix-exporter-ssh-wrapper"
     shutil.copy(os.path.join(ROOT, "deploy", "ssh", "aix-exporter-ssh-wrapper"), wrapper)
-    sshd.set_forced_command(f"/usr/bin/perl {wrapper} --root {root} --files {sshd.dir}")
+    sshd.set_forced_command(f"/usr/bin/perl {wrapper} --root {root} --files {sshd.dir} --lock {sshd.home}")
     return root
 
 

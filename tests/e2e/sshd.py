@@ -56,6 +56,10 @@ class Sshd:
         self.dir.chmod(0o755)             # (the remote user reads the LPAR's files; keys stay 600)
         self.port = free_port()
         self.user = remote_user()
+        self.home = self.dir / "home"     # the monitoring user's own directory (the wrapper's --lock)
+        self.home.mkdir(mode=0o700)
+        if os.geteuid() == 0:
+            os.chown(self.home, pwd.getpwnam(self.user).pw_uid, -1)
         self.host_key = keygen(self.dir / "host_ed25519")
         self.client_key = keygen(self.dir / "client_ed25519")
         self.known_hosts = self.dir / "known_hosts"

@@ -101,7 +101,7 @@ def forced_wrapper(sshd):
     """The shipped forced-command wrapper as the key's only command (a copy the LPAR's user reads)."""
     wrapper = sshd.dir / "aix-exporter-ssh-wrapper"
     shutil.copy(WRAPPER, wrapper)
-    sshd.set_forced_command(f"/usr/bin/perl {wrapper} --root {sshd.dir / 'root'} --files {sshd.dir}")
+    sshd.set_forced_command(f"/usr/bin/perl {wrapper} --root {sshd.dir / 'root'} --files {sshd.dir} --lock {sshd.home}")
 
 
 @pytest.mark.parametrize("wrapped", [False, True], ids=["login-shell", "forced-wrapper"])

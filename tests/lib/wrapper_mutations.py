@@ -172,7 +172,7 @@ def expected(line: str, files: str, root: str = "", dsmadmc: str = DSMADMC) -> b
                  "x": lambda a: re.fullmatch(r"(?:[0-9a-f]{2}){0,4096}", a) is not None}
         return all(rules[k](a) for k, a in zip(kinds, argv[4:]))
     joined = "\0".join(argv)
-    for p, _factor in _patterns():
+    for p, _factor, _alone in _patterns():
         q = p.replace("@ROOT@", re.escape(root)).replace("@DSMADMC@", re.escape(root + dsmadmc))
         if re.fullmatch(q, joined, re.S):
             return True

@@ -72,7 +72,8 @@ def test_every_command_the_source_sends_runs_under_any_valid_configuration(comma
     s = varied_settings()[which]
     s.tsm.admin_id = s.tsm.admin_id or "monitor"
     for argv in every_argv(s):   # (under --root, the source sends the stand-in's path, as SshSource.run does)
-        r = wrap([f"{commands}{argv[0]}", *argv[1:]], "--root", str(commands), "--dsmadmc", s.tsm.dsmadmc_binary)
+        r = wrap([f"{commands}{argv[0]}", *argv[1:]], "--root", str(commands), "--dsmadmc", s.tsm.dsmadmc_binary,
+                 "--lock", str(commands))
         assert r.returncode == 0, (argv, r.stderr)
         assert r.stdout == f"ran {commands}{argv[0]} {' '.join(argv[1:])}\n", argv
         assert r.stderr.startswith("aix-exporter-cpu: ") and len(r.stderr.splitlines()) == 1
@@ -83,7 +84,7 @@ def test_the_password_goes_through_on_stdin_and_the_exit_status_comes_back(comma
     s.tsm.admin_id = "monitor"
     argv = next(c.argv(s) for c in TABLE if c.fetch == "dsmadmc")
     (commands / "usr" / "bin" / "dsmadmc").write_text('#!/bin/sh\nread x\necho "stdin $x LC_ALL=$LC_ALL HOME=$HOME"\n')
-    r = wrap([f"{commands}{argv[0]}", *argv[1:]], "--root", str(commands), stdin="secret\n", env={"HOME": "/home/x"})
+    r = wrap([f"{commands}{argv[0]}", *argv[1:]], "--root", str(commands), stdin="secret\n", env={"HOME": str(tmp_path)})
     assert r.returncode == 0 and r.stdout == "stdin secret LC_ALL=C HOME=\n"   # nothing of the session's environment
     fails = commands / "usr" / "bin" / "svmon"
     fails.write_text("#!/bin/sh\necho no >&2\nexit 3\n")
@@ -288,6 +289,88 @@ def test_the_command_ends_with_its_session(commands, how):
     finally:
         proc.kill()
         proc.wait()
+
+
+def _dsmadmc(commands):
+    """dsmadmc as a stand-in that hangs while the file hang exists (a TSM server that does not
+    answer) and answers otherwise; each run appends its PID to the file ran."""
+    s = Settings()
+    s.tsm.admin_id = "monitor"
+    argv = next(c.argv(s) for c in TABLE if c.fetch == "dsmadmc")
+    exe = commands / argv[0].lstrip("/")
+    exe.write_text(f'#!/bin/sh\necho $$ >> {commands}/ran\n'
+                   f'while [ -e {commands}/hang ]; do /bin/sleep 0.1; done\necho answered\n')
+    (commands / "hang").touch()
+    return [f"{commands}{argv[0]}", *argv[1:]]
+
+
+def _ran(commands):
+    f = commands / "ran"
+    return f.read_text().split() if f.exists() else []
+
+
+def test_one_dsmadmc_at_a_time_on_the_lpar_whichever_session_sends_it(commands, tmp_path):
+    """Issue 57, item 2, on the LPAR's side: while one dsmadmc runs (hung), a second waits for
+    it within its own limit and is then refused without starting; the table's other commands
+    run meanwhile; once the first session is gone, the next dsmadmc runs."""
+    argv = _dsmadmc(commands)
+    e = {"PATH": "/usr/bin:/bin", "SSH_ORIGINAL_COMMAND": shlex.join([*ENV_PREFIX, *argv])}
+    first = subprocess.Popen(["/usr/bin/perl", str(WRAPPER), "--root", str(commands), "--lock", str(tmp_path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=e)
+    try:
+        assert _until(lambda: len(_ran(commands)) == 1), "the first dsmadmc never started"
+        second = wrap(argv, "--root", str(commands), "--lock", str(tmp_path), "--timeout", "1")
+        assert second.returncode == 126
+        assert second.stderr == (f"aix-exporter-ssh-wrapper: refused: {argv[0]}: another one of this user still "
+                                 f"runs on this LPAR (lock {tmp_path}/.aix-exporter-ssh-wrapper.lock)\n")
+        assert len(_ran(commands)) == 1   # (the second never started)
+        other = wrap([f"{commands}/usr/bin/svmon", "-G"], "--root", str(commands), "--lock", str(tmp_path))
+        assert other.returncode == 0, other.stderr
+        assert oct((tmp_path / ".aix-exporter-ssh-wrapper.lock").stat().st_mode & 0o777) == "0o600"
+        first.stdout.close()   # the exporter closed the channel
+        first.wait(10)
+    finally:
+        first.kill()
+        first.wait()
+    (commands / "hang").unlink()
+    third = wrap(argv, "--root", str(commands), "--lock", str(tmp_path), "--timeout", "5")
+    assert (third.returncode, third.stdout) == (0, "answered\n"), third.stderr
+    assert len(_ran(commands)) == 2
+
+
+def test_a_second_dsmadmc_runs_as_soon_as_the_first_ends_within_its_limit(commands, tmp_path):
+    """The first session is being ended while the second arrives: the second waits, then runs."""
+    import threading
+    argv = _dsmadmc(commands)
+    threading.Timer(1.0, (commands / "hang").unlink).start()   # the first answers after 1 s
+    e = {"PATH": "/usr/bin:/bin", "SSH_ORIGINAL_COMMAND": shlex.join([*ENV_PREFIX, *argv])}
+    first = subprocess.Popen(["/usr/bin/perl", str(WRAPPER), "--root", str(commands), "--lock", str(tmp_path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=e)
+    try:
+        assert _until(lambda: len(_ran(commands)) == 1), "the first dsmadmc never started"
+        second = wrap(argv, "--root", str(commands), "--lock", str(tmp_path), "--timeout", "20")
+        assert (second.returncode, second.stdout) == (0, "answered\n"), second.stderr
+        assert first.wait(10) == 0 and first.stdout.read() == b"answered\n"
+    finally:
+        first.kill()
+        first.wait()
+
+
+@pytest.mark.parametrize("lock, why", [
+    (None, "no --lock directory and no HOME for the lock of "),
+    ("symlink", "cannot open the lock "),
+])
+def test_a_dsmadmc_without_a_safe_lock_is_refused_and_the_others_run(commands, tmp_path, lock, why):
+    argv = _dsmadmc(commands)
+    (commands / "hang").unlink()
+    options = ["--root", str(commands)]
+    if lock == "symlink":   # (a lock file that leads elsewhere is never opened)
+        (tmp_path / ".aix-exporter-ssh-wrapper.lock").symlink_to(tmp_path / "elsewhere")
+        options += ["--lock", str(tmp_path)]
+    r = wrap(argv, *options)
+    assert r.returncode == 126 and r.stderr.startswith(f"aix-exporter-ssh-wrapper: refused: {why}"), r.stderr
+    assert not _ran(commands) and not (tmp_path / "elsewhere").exists()
+    assert wrap([f"{commands}/usr/bin/svmon", "-G"], *options).returncode == 0
 
 
 def test_an_interval_command_may_take_its_interval_beyond_the_limit(commands):

@@ -22,7 +22,9 @@ standard error and exit status 126. The command runs with ``LC_ALL=C``, the tabl
 standard input passed on (dsmadmc's password), in a process group of its own that is killed
 when the session ends (sshd closes the session's output when the exporter closes the channel
 or the connection drops; sshd's signals), and at the command's time limit: ``--timeout``
-seconds beyond what the command takes by design (vmstat's and iostat's intervals). Its CPU
+seconds beyond what the command takes by design (vmstat's and iostat's intervals). One dsmadmc
+runs at a time on the LPAR: its wrapper holds a lock file until the command's group is gone,
+and a second waits for it within its own limit, then is refused. Its CPU
 time is reported on standard error as ``aix-exporter-cpu: USER SYS`` for the exporter's cost
 metrics.
 
@@ -34,7 +36,8 @@ that the shipped file is this module's output.
 Options (in ``authorized_keys``): ``--files DIR`` (repeatable: the activity log's and the splat
 reports' directories), ``--dsmadmc PATH`` (tsm.dsmadmc_binary, default /usr/bin/dsmadmc),
 ``--timeout SECONDS`` (default 60, beyond the command's intervals: at least the exporter's
-command_timeout_seconds), ``--root DIR`` (the commands under DIR: stand-ins, tests). ``--decide`` (tests
+command_timeout_seconds), ``--lock DIR`` (default the user's HOME: where the lock file that lets
+one dsmadmc run at a time is kept), ``--root DIR`` (the commands under DIR: stand-ins, tests). ``--decide`` (tests
 and benches only) reads command lines from standard input, each ended by NUL, and answers each with
 ``allow|refuse CPU-SECONDS REASON``, running nothing.
 """
@@ -67,10 +70,12 @@ def _sentinel_settings() -> Settings:
 
 
 def patterns() -> list:
-    """(pattern, factor) per command of the table: a regular expression over its argv joined by
-    NUL, with @ROOT@ before the executable and @DSMADMC@ for dsmadmc (filled in by the wrapper at
-    run time), and for a command that takes an interval the seconds it runs by design per second
-    of the interval, which the pattern captures as its first group (0 for the others)."""
+    """(pattern, factor, alone) per command of the table: a regular expression over its argv
+    joined by NUL, with @ROOT@ before the executable and @DSMADMC@ for dsmadmc (filled in by the
+    wrapper at run time); for a command that takes an interval the seconds it runs by design per
+    second of the interval, which the pattern captures as its first group (0 for the others);
+    and 1 for a command of which one runs at a time on the LPAR (dsmadmc: a hung TSM server must
+    cost one session, never a pile of them), 0 for the others."""
     s = _sentinel_settings()
     rows: list = [(["/usr/bin/ps", "-e", "-o", "pid=", "-o", "comm="], None)]   # process discovery (sources/processes.py)
     for c in TABLE:
@@ -94,7 +99,7 @@ def patterns() -> list:
             pattern = pattern.replace(NUMBER, f"({PATTERNS[NUMBER]})")
         for sentinel, allowed in PATTERNS.items():
             pattern = pattern.replace(sentinel, allowed)
-        out.add((pattern, factor))
+        out.add((pattern, factor, int(argv[0] == DSMADMC)))
     return sorted(out)
 
 
@@ -110,9 +115,11 @@ use strict;
 use warnings;
 use Cwd ();
 use IO::Poll qw(POLLOUT POLLERR POLLHUP POLLNVAL);
+use Fcntl qw(O_RDWR O_CREAT O_NOFOLLOW LOCK_EX LOCK_NB);
 use POSIX ();
 
-# [pattern over the argv joined by NUL, seconds the command takes by design per captured interval]
+# [pattern over the argv joined by NUL, seconds the command takes by design per captured interval,
+#  1 when one at a time runs on this LPAR (under the lock file in --lock)]
 my @PATTERNS = (
 @PATTERNS@
 );
@@ -129,7 +136,7 @@ my ($MAX_LINE, $MAX_WORDS, $MAX_QUOTES) = (65536, 2048, 512);
 sub printable { (my $t = $_[0]) =~ s/([^\x20-\x7e])/sprintf('\\x%02x', ord $1)/ge; return substr($t, 0, 300); }
 sub refuse { print STDERR "aix-exporter-ssh-wrapper: refused: ", printable($_[0]), "\n"; exit 126; }
 
-my ($root, $dsmadmc, $timeout, $decide, @files) = ('', '/usr/bin/dsmadmc', 60, 0);
+my ($root, $dsmadmc, $timeout, $lock, $decide, @files) = ('', '/usr/bin/dsmadmc', 60, $ENV{HOME}, 0);
 while (@ARGV) {
     my $opt = shift @ARGV;
     if ($opt eq '--decide') { $decide = 1; next; }
@@ -137,6 +144,7 @@ while (@ARGV) {
     defined $value or refuse("option $opt needs a value (in authorized_keys)");
     if ($opt eq '--root') { $root = $value; }
     elsif ($opt eq '--dsmadmc') { $dsmadmc = $value; }
+    elsif ($opt eq '--lock') { $value =~ m{\A/} or refuse("--lock $value is not an absolute path"); $lock = $value; }
     elsif ($opt eq '--timeout') { $value =~ /\A[0-9]{1,5}\z/ or refuse("--timeout $value"); $timeout = $value; }
     elsif ($opt eq '--files') {
         $value =~ m{\A/} or refuse("--files $value is not an absolute path");
@@ -188,7 +196,7 @@ sub under_files {
     return undef;
 }
 
-# (argv to run, seconds it may take) or (undef, why)
+# (argv to run, seconds it may take, 1 if one at a time) or (undef, why)
 sub decide {
     my ($line) = @_;
     defined $line or return (undef, "no command (an interactive login or a subsystem)");
@@ -226,7 +234,7 @@ sub decide {
         (my $q = $p->[0]) =~ s/\@ROOT\@/$r/g;
         $q =~ s/\@DSMADMC\@/$d/g;
         if ($joined =~ /\A(?:$q)\z/s) {
-            return (\@argv, $timeout + ($p->[1] && defined $1 ? $p->[1] * $1 : 0));
+            return (\@argv, $timeout + ($p->[1] && defined $1 ? $p->[1] * $1 : 0), $p->[2]);
         }
     }
     return (undef, "$argv[0] with these arguments is not in aix_exporter's command table");
@@ -245,9 +253,28 @@ if ($decide) {   # (tests: command lines on standard input, NUL after each; an a
     exit 0;
 }
 
-my ($argv, $limit) = decide($ENV{SSH_ORIGINAL_COMMAND});
+my ($argv, $limit, $alone) = decide($ENV{SSH_ORIGINAL_COMMAND});
 $argv or refuse($limit);
 my @argv = @$argv;
+my $poll = IO::Poll->new;
+$poll->mask(\*STDOUT => POLLOUT);
+sub session_closed { $poll->poll(0); return $poll->events(\*STDOUT) & (POLLERR | POLLHUP | POLLNVAL); }
+
+# One dsmadmc at a time on this LPAR, whichever session and exporter sends it: the lock is held
+# until this wrapper ends, after its command's process group is gone. A second one waits for it
+# within its own time limit (the first is being ended) and is refused after that.
+if ($alone) {
+    defined $lock && $lock =~ m{\A/} or refuse("no --lock directory and no HOME for the lock of $argv[0]");
+    my $file = "$lock/.aix-exporter-ssh-wrapper.lock";
+    sysopen(my $fh, $file, O_RDWR | O_CREAT | O_NOFOLLOW, 0600) or refuse("cannot open the lock $file: $!");
+    my $until = time + $limit;
+    until (flock($fh, LOCK_EX | LOCK_NB)) {
+        refuse("$argv[0]: another one of this user still runs on this LPAR (lock $file)") if time >= $until;
+        exit 126 if session_closed();
+        select(undef, undef, undef, 0.1);
+    }
+    our $LOCK = $fh;   # (held until exit; not inherited by the command: close-on-exec)
+}
 
 # The command runs in a process group of its own, and the group ends with the session: at the
 # time limit, when sshd signals the wrapper, and when the session's channel is gone (its
@@ -264,16 +291,13 @@ my $ended = '';
 sub end_group { kill 'KILL', -$pid; kill 'KILL', $pid; }
 $SIG{$_} = sub { $ended = $_[0]; end_group(); } for qw(HUP TERM INT PIPE);
 $SIG{CHLD} = sub { };   # (a child's end cuts the wait below short)
-my $poll = IO::Poll->new;
-$poll->mask(\*STDOUT => POLLOUT);
 my $deadline = time + $limit;
 my $status;
 while (1) {
     my $got = waitpid($pid, POSIX::WNOHANG());
     if ($got == $pid || $got < 0) { $status = $?; last; }
     if (time >= $deadline) { $ended ||= 'time limit'; end_group(); }
-    $poll->poll(0);
-    if (!$ended && $poll->events(\*STDOUT) & (POLLERR | POLLHUP | POLLNVAL)) { $ended = 'session closed'; end_group(); }
+    if (!$ended && session_closed()) { $ended = 'session closed'; end_group(); }
     select(undef, undef, undef, 0.2);
 }
 kill 'KILL', -$pid;   # what the command left behind in its group
@@ -288,7 +312,7 @@ exit($status & 127 ? 128 + ($status & 127) : $status >> 8);
 
 def render() -> str:
     env = dict(a.split("=", 1) for a in ENV_PREFIX[1:])
-    return (TEMPLATE.replace("@PATTERNS@", ",\n".join(f"    [{_perl_string(p)}, {f}]" for p, f in patterns()))
+    return (TEMPLATE.replace("@PATTERNS@", ",\n".join(f"    [{_perl_string(p)}, {f}, {alone}]" for p, f, alone in patterns()))
             .replace("@HELPER@", _perl_string(HELPER)).replace("@PERL@", _perl_string(PERL))
             .replace("@PREFIX@", ", ".join(_perl_string(a) for a in ENV_PREFIX))
             .replace("@ENVIRONMENT@", ", ".join(f"{k} => {_perl_string(v)}" for k, v in env.items())))
