@@ -20,7 +20,10 @@ The Grafana JSON stays the source of truth; Perses is only the renderer. The pip
    the plugin versions and not of our dashboards' meaning: a time-series legend gets
    ``calcs: []`` (timeserieschart 0.10.2 needs the field), and each query's data source
    reference loses the ``${datasource}`` name (the project's default data source answers).
-   Collapsed rows are opened so that every panel is drawn.
+   Collapsed rows are opened so that every panel is drawn. What the migration leaves out is
+   carried over (``complete``): each table's organize transformation (its columns by Perses's
+   names, headers, order and hidden ones), units, decimals, sort and text mappings, its queries
+   joined by LPAR; and each chart made tall enough that Perses draws its whole legend.
 3. **Data**: the demo's history at a fixed end (END): tsmsrv01, the case study (4 h of 4 KB
    pages with pin-lock contention, the tuning, 16 MB pages), and tsmsrv02, large pages running
    out (exhaustion, its last 8 h: the pool fills, ANR0358E, the server stops), written
@@ -298,6 +301,7 @@ def migrate(tools: Tools, path: str, work: str) -> dict:
                     or p["spec"]["plugin"]["kind"] == "Markdown" and "Migration" in json.dumps(p)]
     if placeholders:
         raise RuntimeError(f"{os.path.basename(path)}: panels not migrated: {placeholders}")
+    complete(source, d)
     for q in _queries(d):
         q["spec"]["plugin"]["spec"].get("datasource", {}).pop("name", None)
     for layout in d["spec"].get("layouts", []):
@@ -305,6 +309,139 @@ def migrate(tools: Tools, path: str, work: str) -> dict:
         if collapse:
             collapse["open"] = True
     return d
+
+
+# Grafana's units as Perses formats (the units our dashboards use; another one is an error, so
+# that a new dashboard never loses its unit in the pictures)
+UNITS = {"short": {"unit": "decimal"}, "none": {"unit": "decimal"}, "percentunit": {"unit": "percent-decimal"},
+         "percent": {"unit": "percent"}, "bytes": {"unit": "bytes"}, "s": {"unit": "seconds"},
+         "binBps": {"unit": "bytes/sec"}}
+LEGEND_ROWS = 10   # a chart's height in grid rows from which Perses gives its legend 100 px, not 40
+NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def _perses_name(name: str, refids: list) -> str:
+    """A Grafana table column's name as Perses names it: Time is timestamp, "Value #B" is
+    "value #2" (the query's place), "Value" of a table's one query is "value"; labels keep theirs
+    (MergeSeries folds "instance #1", "instance #2" into instance)."""
+    if name == "Time":
+        return "timestamp"
+    m = re.fullmatch(r"Value #([A-Z])", name)
+    if m:
+        return f"value #{refids.index(m.group(1)) + 1}"
+    return "value" if name == "Value" else name
+
+
+def _format(unit, decimals) -> dict:
+    if unit not in UNITS:
+        raise RuntimeError(f"no Perses format for Grafana's unit {unit!r}: add it to render.UNITS")
+    out = dict(UNITS[unit])
+    if decimals is not None:
+        out["decimalPlaces"] = decimals
+    if out["unit"] == "decimal":
+        out["shortValues"] = False   # (a table's 8905 misses/s, not 9K)
+    return out
+
+
+def _cell_settings(mappings: list, column: str) -> list:
+    """Grafana value mappings as Perses cell settings. Perses applies them to every cell of the
+    table, not to one column: a mapping on a number (0, 1) would rename numbers in other columns
+    too, so only text, NaN and beyond-1e300 (+Inf) mappings are carried; a number's name belongs
+    in a label (the census state, the verdict)."""
+    out: list = []
+    for m in mappings:
+        if m["type"] == "value":
+            for key, result in m["options"].items():
+                if NUMBER.fullmatch(key):
+                    raise RuntimeError(f"column {column!r}: a value mapping on the number {key}: Perses would apply it "
+                                       "to every column; give the name as a label")
+                if "text" in result:
+                    out.append({"condition": {"kind": "Value", "spec": {"value": key}}, "text": result["text"]})
+        elif m["type"] == "special" and m["options"]["match"] == "nan":
+            out.append({"condition": {"kind": "Misc", "spec": {"value": "NaN"}}, "text": m["options"]["result"]["text"]})
+        elif m["type"] == "range" and m["options"].get("from", 0) >= 1e300 and m["options"].get("to") is None:
+            out.append({"condition": {"kind": "Range", "spec": {"min": m["options"]["from"]}},
+                        "text": m["options"]["result"]["text"]})
+        else:
+            raise RuntimeError(f"column {column!r}: a {m['type']} mapping Perses cannot carry")
+    return out
+
+
+def complete_table(grafana: dict, spec: dict) -> None:
+    """What percli's migration leaves out of a Grafana table, carried into its Perses form: the
+    organize transformation's columns under Perses's names (their order, headers and hidden
+    columns, Time included), the overrides' units and decimals, the sortBy order, text mappings,
+    and the merge of the queries by LPAR (queries whose labels differ, as a state's name,
+    are joined on instance)."""
+    refids = [t["refId"] for t in grafana.get("targets", [])]
+    steps = {t["id"]: t.get("options", {}) for t in grafana.get("transformations", [])}
+    organize = steps.get("organize", {})
+    rename, exclude = organize.get("renameByName", {}), organize.get("excludeByName", {})
+    order = sorted(organize.get("indexByName", {}), key=organize.get("indexByName", {}).get)
+    names = order + [n for n in list(rename) + list(exclude) if n not in order]
+    defaults = grafana.get("fieldConfig", {}).get("defaults", {})
+    overrides = {o["matcher"]["options"]: {p["id"]: p["value"] for p in o["properties"]}
+                 for o in grafana.get("fieldConfig", {}).get("overrides", []) if o["matcher"]["id"] == "byName"}
+    sort = {f["field"]: "desc" if f.get("desc") else "asc" for f in steps.get("sortBy", {}).get("sort", [])}
+    columns, cells = [], []
+    for name in names:
+        shown = rename.get(name, name)
+        props = overrides.get(shown, {})
+        column = {"name": _perses_name(name, refids), "header": shown}
+        if exclude.get(name):
+            column["hide"] = True
+        column["format"] = _format(props.get("unit", defaults.get("unit", "short")),
+                                   props.get("decimals", defaults.get("decimals")))
+        if shown in sort:
+            column["sort"] = sort[shown]
+        columns.append(column)
+        cells += _cell_settings(props.get("mappings", []), shown)
+    if organize and "Time" not in names:
+        columns.append({"name": "timestamp", "hide": True})
+    if columns:
+        spec["columnSettings"] = columns
+    if cells:
+        spec["cellSettings"] = cells
+    if len(refids) > 1 and "merge" in steps:
+        # a row is the labels every query has: not a name one query alone gives (label_replace),
+        # nor the metric's name (lost by arithmetic)
+        exprs = [t["expr"] for t in grafana["targets"]]
+        some = {label for e in exprs for label in re.findall(r'label_replace\(.*?, "(\w+)", ', e, re.S)
+                if not all(f'"{label}"' in other for other in exprs)}
+        keys = [n for n in names if not n.startswith("Value") and n not in ("Time", "__name__") and n not in some]
+        spec["transforms"] = [{"kind": "MergeSeries", "spec": {}}, {"kind": "JoinByColumnValue", "spec": {"columns": keys}}]
+
+
+def _grafana_panels(panels: list):
+    for p in panels:
+        yield p
+        yield from _grafana_panels(p.get("panels", []))
+
+
+def complete(source: dict, d: dict) -> None:
+    """The migrated dashboard ``d`` completed from its Grafana ``source``: every table by
+    complete_table, and every chart at least LEGEND_ROWS high (Perses draws a bottom legend 40 px
+    high in a smaller panel, which cuts it after its first line); the panels below a grown one
+    move down by as much."""
+    by_title = {p.get("title"): p for p in _grafana_panels(source.get("panels", []))}
+    charts = set()
+    for key, p in d["spec"]["panels"].items():
+        plugin = p["spec"]["plugin"]
+        if plugin["kind"] == "Table":
+            complete_table(by_title[p["spec"]["display"]["name"]], plugin["spec"])
+        elif plugin["kind"] == "TimeSeriesChart":
+            charts.add(f"#/spec/panels/{key}")
+    for layout in d["spec"].get("layouts", []):
+        items = layout["spec"].get("items", [])
+        for y in sorted({i["y"] for i in items}, reverse=True):
+            band = [i for i in items if i["y"] == y]
+            grow = max([LEGEND_ROWS - i["height"] for i in band if i["content"]["$ref"] in charts] + [0])
+            if grow:
+                for i in items:
+                    if i["y"] > y:
+                        i["y"] += grow
+                for i in band:
+                    i["height"] += grow
 
 
 def _queries(d: dict):

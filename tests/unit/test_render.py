@@ -164,3 +164,87 @@ def test_a_failed_build_leaves_its_reason_for_the_render_test_and_a_later_build_
     assert not os.path.exists(render.failed_marker(cache))
     with pytest.raises(RuntimeError, match="Perses is not built in"):   # (this stand-in built nothing)
         render.wait_for_build(cache)
+
+
+def census_like():
+    """A Grafana table in our dashboards' form: three queries merged, a code's name as a label
+    of the first query alone, organize, overrides with a unit, decimals and text mappings."""
+    return {
+        "type": "table", "title": "Fleet",
+        "targets": [{"refId": "A", "expr": 'max by (instance, job, state) (label_replace(x == 1, "state", "on", "", ""))'},
+                    {"refId": "B", "expr": "avg by (instance, job) (y)"},
+                    {"refId": "C", "expr": "avg by (instance, job) (z)"}],
+        "transformations": [
+            {"id": "merge", "options": {}},
+            {"id": "organize", "options": {
+                "excludeByName": {"Time": True, "Value #C": True},
+                "renameByName": {"instance": "LPAR", "state": "State", "Value #A": "Code", "Value #B": "Miss ratio"},
+                "indexByName": {"instance": 0, "state": 1, "Value #A": 2, "Value #B": 3, "job": 4}}},
+            {"id": "sortBy", "options": {"sort": [{"field": "Code", "desc": True}]}}],
+        "fieldConfig": {"defaults": {"unit": "short"}, "overrides": [
+            {"matcher": {"id": "byName", "options": "State"}, "properties": [
+                {"id": "mappings", "value": [{"type": "value", "options": {"on": {"text": "switched on"}}}]}]},
+            {"matcher": {"id": "byName", "options": "Code"}, "properties": [{"id": "decimals", "value": 0}]},
+            {"matcher": {"id": "byName", "options": "Miss ratio"}, "properties": [
+                {"id": "unit", "value": "percentunit"},
+                {"id": "mappings", "value": [{"type": "special", "options": {"match": "nan", "result": {"text": "-"}}},
+                                             {"type": "range", "options": {"from": 1e300, "to": None,
+                                                                           "result": {"text": "new"}}}]}]}]},
+    }
+
+
+def test_a_grafana_table_is_carried_into_perses_with_its_columns_formats_and_rows():
+    """Issue 58, item 6: what percli's migration leaves out. Perses names a query's value
+    "value #N" and the time "timestamp"; the organize order, headers and hidden columns, the
+    units and decimals, the sort, the text mappings; rows joined on the labels every query has
+    (not the state, which only the first gives)."""
+    spec: dict = {}
+    render.complete_table(census_like(), spec)
+    assert spec["columnSettings"] == [
+        {"name": "instance", "header": "LPAR", "format": {"unit": "decimal", "shortValues": False}},
+        {"name": "state", "header": "State", "format": {"unit": "decimal", "shortValues": False}},
+        {"name": "value #1", "header": "Code", "format": {"unit": "decimal", "decimalPlaces": 0, "shortValues": False},
+         "sort": "desc"},
+        {"name": "value #2", "header": "Miss ratio", "format": {"unit": "percent-decimal"}},
+        {"name": "job", "header": "job", "format": {"unit": "decimal", "shortValues": False}},
+        {"name": "timestamp", "header": "Time", "hide": True, "format": {"unit": "decimal", "shortValues": False}},
+        {"name": "value #3", "header": "Value #C", "hide": True, "format": {"unit": "decimal", "shortValues": False}}]
+    assert spec["cellSettings"] == [
+        {"condition": {"kind": "Value", "spec": {"value": "on"}}, "text": "switched on"},
+        {"condition": {"kind": "Misc", "spec": {"value": "NaN"}}, "text": "-"},
+        {"condition": {"kind": "Range", "spec": {"min": 1e300}}, "text": "new"}]
+    assert spec["transforms"] == [{"kind": "MergeSeries", "spec": {}},
+                                  {"kind": "JoinByColumnValue", "spec": {"columns": ["instance", "job"]}}]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda p: p["fieldConfig"]["overrides"][0]["properties"][0]["value"][0]["options"].update({"1": {"text": "one"}}),
+     "column 'State': a value mapping on the number 1: Perses would apply it to every column; give the name as a label"),
+    (lambda p: p["fieldConfig"]["overrides"][1]["properties"].append({"id": "unit", "value": "decmbytes"}),
+     "no Perses format for Grafana's unit 'decmbytes': add it to render.UNITS"),
+    (lambda p: p["fieldConfig"]["overrides"][2]["properties"][1]["value"].append(
+        {"type": "regex", "options": {"pattern": "x", "result": {"text": "y"}}}),
+     "column 'Miss ratio': a regex mapping Perses cannot carry"),
+])
+def test_what_perses_cannot_show_as_grafana_does_stops_the_render(change, message):
+    """A mapping on a number would rename that number in every column of the Perses table (its
+    cell settings are the table's); a unit or mapping without a Perses form would be lost."""
+    panel = census_like()
+    change(panel)
+    with pytest.raises(RuntimeError) as e:
+        render.complete_table(panel, {})
+    assert str(e.value) == message
+
+
+def test_a_chart_grows_to_hold_its_legend_and_the_panels_below_move_down():
+    source = {"panels": [{"type": "timeseries", "title": "CPU"}, {"type": "stat", "title": "CPUs"},
+                         {"type": "timeseries", "title": "Memory"}]}
+    d = {"spec": {"panels": {"0_0": {"spec": {"display": {"name": "CPU"}, "plugin": {"kind": "TimeSeriesChart"}}},
+                             "0_1": {"spec": {"display": {"name": "CPUs"}, "plugin": {"kind": "StatChart"}}},
+                             "0_2": {"spec": {"display": {"name": "Memory"}, "plugin": {"kind": "TimeSeriesChart"}}}},
+                  "layouts": [{"spec": {"items": [
+                      {"x": 0, "y": 0, "width": 12, "height": 8, "content": {"$ref": "#/spec/panels/0_0"}},
+                      {"x": 12, "y": 0, "width": 12, "height": 4, "content": {"$ref": "#/spec/panels/0_1"}},
+                      {"x": 0, "y": 8, "width": 24, "height": 12, "content": {"$ref": "#/spec/panels/0_2"}}]}}]}}
+    render.complete(source, d)
+    assert [(i["y"], i["height"]) for i in d["spec"]["layouts"][0]["spec"]["items"]] == [(0, 10), (0, 6), (10, 12)]
