@@ -43,34 +43,42 @@ g.dashboard('AIX / Page-size regimes: 4K, 64K, 16M', 'aix-4k-vs-16m',
             [t(labelled('$before'), '', instant=true, format='table'),
              t(labelled('$after'), '', instant=true, format='table'),
              t(ratio, '', instant=true, format='table')],
-            'short', g.pos(0, 0, 24, 13),
+            'short', g.pos(0, 0, 24, 17),
             desc='Rows: figures; columns: the base run (before), the new run (after) and the ratio after/before, as in the z/VM reports.',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
-                excludeByName: { Time: true, instance: true, job: true },
-                renameByName: { figure: 'Figure', 'Value #A': 'Before (base)', 'Value #B': 'After', 'Value #C': 'After / before' },
-                indexByName: { figure: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3 },
+                excludeByName: { Time: true, job: true },
+                renameByName: { figure: 'Figure', instance: 'LPAR', 'Value #A': 'Before (base)', 'Value #B': 'After', 'Value #C': 'After / before' },
+                indexByName: { figure: 0, instance: 1, 'Value #A': 2, 'Value #B': 3, 'Value #C': 4 },
               } },
-              { id: 'sortBy', options: { sort: [{ field: 'Figure' }] } },
-            ]),
+              { id: 'sortBy', options: { sort: [{ field: 'Figure' }, { field: 'LPAR' }] } },
+            ]) {
+      fieldConfig+: {
+        overrides: [{ matcher: { id: 'byName', options: 'After / before' }, properties: [
+          { id: 'decimals', value: 2 },
+          { id: 'mappings', value: [{ type: 'special', options: { match: 'nan', result: { text: '-' } } },
+                                    { type: 'range', options: { from: 1e300, to: null, result: { text: 'new' } } }] },
+        ] }],
+      },
+    },
   ]
-  + pair('Tape MiB/s', 'tape', 'short', 13, 0)
-  + pair('User CPU %', 'user', 'short', 13, 8)
-  + pair('pin miss ratio', 'pin_miss', 'percentunit', 13, 16)
+  + pair('Tape MiB/s', 'tape', 'short', 17, 0)
+  + pair('User CPU %', 'user', 'short', 17, 8)
+  + pair('pin miss ratio', 'pin_miss', 'percentunit', 17, 16)
   + [
     g.timeseries('Tape throughput: now and $before earlier', [
       t('sum by (instance) (rate(aix_tape_written_bytes_total{%s}[5m]) + rate(aix_tape_read_bytes_total{%s}[5m]))' % [i, i], '{{instance}} now'),
       t('sum by (instance) (rate(aix_tape_written_bytes_total{%s}[5m] offset $before) + rate(aix_tape_read_bytes_total{%s}[5m] offset $before))' % [i, i],
         '{{instance}} $before earlier'),
-    ], 'binBps', g.pos(0, 18, 12, 8)),
+    ], 'binBps', g.pos(0, 22, 12, 8)),
     g.timeseries('CPU user and sys: now and $before earlier', [
       t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"}' % i, '{{instance}} {{mode}} now'),
       t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"} offset $before' % i, '{{instance}} {{mode}} $before earlier'),
-    ], 'percentunit', g.pos(12, 18, 12, 8)),
-    g.timeseries('Page-size regime: the page size holding most of the monitored processes\' data', [
-      t('aix:regime_page_size:bytes{%s}' % i, '{{instance}}'),
-    ], 'bytes', g.pos(0, 26, 24, 6),
+    ], 'percentunit', g.pos(12, 22, 12, 8)),
+    g.timeseries('Page-size regime: 1 = 4 KB, 2 = 64 KB, 3 = 16 MB pages hold most of the data', [
+      t('(aix:regime_page_size:bytes{%s} == bool 4096) + 2 * (aix:regime_page_size:bytes{%s} == bool 65536) + 3 * (aix:regime_page_size:bytes{%s} == bool 16777216)' % [i, i, i], '{{instance}}'),
+    ], 'short', g.pos(0, 30, 24, 6), min=0, max=3,
        desc='aix:regime_page_size:bytes: 4 KB, 64 KB (IBM\'s Storage Protect start line, DATAPSIZE=64K) or 16 MB (LARGE_PAGE_DATA with a pool); absent while the server is down. Pick the windows where it is flat.'),
   ],
   variables=[

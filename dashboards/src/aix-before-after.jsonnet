@@ -38,13 +38,18 @@ local ratio = std.join('\nor\n', ['label_replace((%s) / (%s), "figure", "%s", ""
                                    for k in std.range(0, std.length(figures) - 1)]);
 // +1 when after/before moved the good way, -1 the bad way, 0 within the table's band or for a
 // figure that does not decide (its direction depends on the workload: the report gives its reading)
+// The verdict's name is a label (verdict="better", "worse" or "-"), so that a table shows it in
+// its own column in Grafana and in Perses alike: one selection per value (PromQL cannot turn a
+// value into a label).
+local verdicts = [[1, 'better'], [-1, 'worse'], [0, '-']];
 local verdict = std.join('\nor\n', [
   local f = figures[k];
+  local v = if !std.objectHas(f, 'decides') || !f.decides then '0 * (%s)' % inRegime(f, 1)
+            else '((%s) / (%s) > bool %g) * %d + ((%s) / (%s) < bool %g) * %d' % [
+              inRegime(f, 1), inRegime(f, 0), 1 + F.same_band, if f.better == 'higher' then 1 else -1,
+              inRegime(f, 1), inRegime(f, 0), 1 - F.same_band, if f.better == 'higher' then -1 else 1];
   'label_replace(%s, "figure", "%s", "", "")' % [
-    if !std.objectHas(f, 'decides') || !f.decides then '0 * (%s)' % inRegime(f, 1)
-    else '((%s) / (%s) > bool %g) * %d + ((%s) / (%s) < bool %g) * %d' % [
-      inRegime(f, 1), inRegime(f, 0), 1 + F.same_band, if f.better == 'higher' then 1 else -1,
-      inRegime(f, 1), inRegime(f, 0), 1 - F.same_band, if f.better == 'higher' then -1 else 1],
+    std.join(' or ', ['label_replace((%s) == %d, "verdict", "%s", "", "")' % [v, n[0], n[1]] for n in verdicts]),
     rowName(k)]
   for k in std.range(0, std.length(figures) - 1)
 ]);
@@ -72,9 +77,9 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
-                excludeByName: { Time: true, instance: true, job: true },
-                renameByName: { figure: 'Figure', 'Value #A': 'Before ($from)', 'Value #B': 'After ($to)', 'Value #C': 'After / before', 'Value #D': 'Verdict' },
-                indexByName: { figure: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3, 'Value #D': 4 },
+                excludeByName: { Time: true, instance: true, job: true, 'Value #D': true },
+                renameByName: { figure: 'Figure', 'Value #A': 'Before', 'Value #B': 'After', 'Value #C': 'After / before', verdict: 'Verdict' },
+                indexByName: { figure: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3, verdict: 4 },
               } },
               { id: 'sortBy', options: { sort: [{ field: 'Figure' }] } },
             ]) {
@@ -88,7 +93,7 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
           { matcher: { id: 'byName', options: 'Verdict' }, properties: [
             { id: 'custom.cellOptions', value: { type: 'color-background' } },
             { id: 'mappings', value: [{ type: 'value', options: {
-              '1': { text: 'better', color: 'green' }, '-1': { text: 'worse', color: 'red' }, '0': { text: '-', color: 'transparent' },
+              better: { color: 'green' }, worse: { color: 'red' }, '-': { color: 'transparent' },
             } }] },
           ] },
         ],
@@ -101,17 +106,20 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
     g.timeseries('$instance: user and system CPU', [t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"}' % i, '{{mode}}')],
                  'percentunit', g.pos(12, 13, 12, 8)),
     g.table('Fleet: every LPAR that ran in both regimes in the time range',
-            [t('label_replace(%s, "figure", "tape", "", "")' % fleetRatio('tape'), '', instant=true, format='table'),
-             t('label_replace(%s, "figure", "user", "", "")' % fleetRatio('user'), '', instant=true, format='table')],
+            [t(fleetRatio('tape'), '', instant=true, format='table'),
+             t(fleetRatio('user'), '', instant=true, format='table')],
             'short', g.pos(0, 21, 24, 8),
             desc='After/before ratios per LPAR: tape throughput and user CPU, $to regime over $from regime.',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
-                excludeByName: { Time: true, figure: true },
-                renameByName: { instance: 'LPAR', 'Value #A': 'Tape after / before', 'Value #B': 'User CPU after / before' },
+                excludeByName: { Time: true },
+                renameByName: { instance: 'LPAR', job: 'Job', 'Value #A': 'Tape after / before', 'Value #B': 'User CPU after / before' },
+                indexByName: { instance: 0, 'Value #A': 1, 'Value #B': 2, job: 3 },
               } },
-            ]),
+            ]) {
+      fieldConfig+: { defaults+: { decimals: 2 } },
+    },
   ],
   time='now-8h', selector=c.aixSelector) + {
   templating: { list: [g.datasourceVariable, lparVariable,

@@ -10,6 +10,14 @@ local S = c.aixSelector;
 local t = g.target;
 local col(expr) = t(expr, '', instant=true, format='table');
 local avg(record) = 'avg by (instance, job) (avg_over_time(%s{%s}[$__range]))' % [record, S];
+// the census states, worst first: [code, name, colour]
+local states = [[5, 'down after ANR0358E', 'dark-red'], [4, 'mandatory at risk', 'red'], [3, 'falling back (pool full)', 'orange'],
+                [2, '16 MB pages', 'green'], [1, '64 KB pages', 'purple'], [0, '4 KB pages', 'blue']];
+// a code's name as a label (PromQL cannot turn a value into a label, so one selection per code):
+// a table then shows the name in its own column, in Grafana and in Perses alike
+local named(expr, label, names) = 'max by (instance, job, %s) (%s)' % [label, std.join(' or ', [
+  'label_replace((%s) == %d, "%s", "%s", "", "")' % [expr, n[0], label, n[1]] for n in names])];
+local code = 'last_over_time(aix:census_regime:code{%s}[1h])' % S;
 
 g.dashboard('AIX / Fleet census', 'aix-fleet-census',
   'Every LPAR ranked: first by large-page state (mandatory at risk, falling back, 16 MB, 64 KB, 4 KB) at the end of the time range, then by contention (system per user CPU, pin_seg_range miss ratio) averaged over it.',
@@ -22,40 +30,38 @@ g.dashboard('AIX / Fleet census', 'aix-fleet-census',
       options+: { textMode: 'value_and_name', graphMode: 'none' },
     },
     g.table('Fleet: state, contention and tape per LPAR, worst first',
-            [col('max by (instance, job) (last_over_time(aix:census_regime:code{%s}[1h]))' % S),
+            [col(named(code, 'state', states)),
              col(avg('aix:cpu_sys_per_user:ratio')),
              col(avg('aix:pin_lock_miss:ratio')),
              col(avg('aix:pin_lock_misses:rate')),
              col('sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{%s}[$__range])) / 1048576' % S),
-             col('max by (instance, job) (last_over_time(aix_aso_active{%s}[1h]))' % S)],
+             col(named('last_over_time(aix_aso_active{%s}[1h])' % S, 'aso', [[1, 'active'], [0, 'inactive']]))],
             'short', g.pos(0, 4, 24, 20),
-            desc='One row per LPAR. ASO: the Active System Optimizer, active (it can take 16 MB pages from the pool on its own) or not. State at the end of the range; system/user CPU, pin_seg_range miss ratio, its lock misses per second (splat) and tape MiB/s averaged over the range. A state of 2 (16 MB) with a high system/user ratio is worth a look; 1 (64 KB, IBM\'s start line) with a pin miss ratio above 10 % and system CPU several times user may gain from 16 MB pages; 0 with a high pin miss ratio is the case study before its tuning.',
+            desc='One row per LPAR. ASO: the Active System Optimizer, active (it can take 16 MB pages from the pool on its own) or not. State at the end of the range; system/user CPU, pin_seg_range miss ratio, its lock misses per second (splat) and tape MiB/s averaged over the range. State (its code in Code): 16 MB pages (2) with a high system/user ratio is worth a look; 64 KB pages (1, IBM\'s start line) with a pin miss ratio above 10 % and system CPU several times user may gain from 16 MB pages; 4 KB pages (0) with a high pin miss ratio is the case study before its tuning.',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
-                excludeByName: { Time: true },
-                renameByName: { instance: 'LPAR', job: 'Job', 'Value #A': 'State', 'Value #B': 'System / user CPU',
+                excludeByName: { Time: true, 'Value #F': true },
+                renameByName: { instance: 'LPAR', job: 'Job', state: 'State', 'Value #A': 'Code', 'Value #B': 'System / user CPU',
                                 'Value #C': 'pin_seg_range miss ratio', 'Value #D': 'Pin lock misses/s', 'Value #E': 'Tape MiB/s',
-                                'Value #F': 'ASO' },
-                indexByName: { instance: 0, 'Value #A': 1, 'Value #B': 2, 'Value #C': 3, 'Value #D': 4, 'Value #E': 5, 'Value #F': 6, job: 7 },
+                                aso: 'ASO' },
+                indexByName: { instance: 0, state: 1, 'Value #A': 2, 'Value #B': 3, 'Value #C': 4, 'Value #D': 5, 'Value #E': 6, aso: 7, job: 8 },
               } },
-              { id: 'sortBy', options: { sort: [{ field: 'State', desc: true }, { field: 'System / user CPU', desc: true }] } },
+              { id: 'sortBy', options: { sort: [{ field: 'Code', desc: true }, { field: 'System / user CPU', desc: true }] } },
             ]) {
       fieldConfig+: {
         overrides: [
           { matcher: { id: 'byName', options: 'State' }, properties: [
             { id: 'custom.cellOptions', value: { type: 'color-background' } },
-            { id: 'mappings', value: [{ type: 'value', options: {
-              '5': { text: 'down after ANR0358E', color: 'dark-red' }, '4': { text: 'mandatory at risk', color: 'red' }, '3': { text: 'falling back (pool full)', color: 'orange' },
-              '2': { text: '16 MB pages', color: 'green' }, '1': { text: '64 KB pages', color: 'purple' }, '0': { text: '4 KB pages', color: 'blue' },
-            } }] },
+            { id: 'mappings', value: [{ type: 'value', options: { [n[1]]: { color: n[2] } for n in states } }] },
           ] },
+          { matcher: { id: 'byName', options: 'Code' }, properties: [{ id: 'decimals', value: 0 }] },
           { matcher: { id: 'byName', options: 'System / user CPU' }, properties: [{ id: 'decimals', value: 2 }] },
           { matcher: { id: 'byName', options: 'pin_seg_range miss ratio' }, properties: [{ id: 'unit', value: 'percentunit' }] },
           { matcher: { id: 'byName', options: 'Pin lock misses/s' }, properties: [{ id: 'decimals', value: 0 }] },
           { matcher: { id: 'byName', options: 'Tape MiB/s' }, properties: [{ id: 'decimals', value: 1 }] },
           { matcher: { id: 'byName', options: 'ASO' }, properties: [
-            { id: 'mappings', value: [{ type: 'value', options: { '1': { text: 'active', color: 'orange' }, '0': { text: 'inactive', color: 'transparent' } } }] },
+            { id: 'mappings', value: [{ type: 'value', options: { active: { color: 'orange' }, inactive: { color: 'transparent' } } }] },
           ] },
         ],
       },

@@ -30,6 +30,16 @@ g.dashboard('AIX / Overview', 'aix-overview',
     g.table('Collectors', [t('aix_exporter_collector_success{%s}' % i, '', instant=true, format='table'),
                            t('time() - aix_exporter_collector_last_success_timestamp_seconds{%s}' % i, '', instant=true, format='table')],
             'short', g.pos(0, 33, 12, 8), desc='success 1/0 and seconds since the last success, per collector.',
-            transformations=[{ id: 'merge', options: {} }]),
-    g.timeseries('Collector duration', [t('aix_exporter_collector_duration_seconds{%s}' % i, '{{instance}} {{collector}}')], 's', g.pos(12, 33, 12, 8)),
+            transformations=[{ id: 'merge', options: {} }, { id: 'organize', options: {
+              excludeByName: { Time: true, __name__: true, job: true },
+              renameByName: { instance: 'LPAR', collector: 'Collector', 'Value #A': 'Success', 'Value #B': 'Since last success' },
+              indexByName: { instance: 0, collector: 1, 'Value #A': 2, 'Value #B': 3 },
+            } }]) {
+      fieldConfig+: { overrides: [
+        { matcher: { id: 'byName', options: 'Success' }, properties: [{ id: 'decimals', value: 0 }] },
+        { matcher: { id: 'byName', options: 'Since last success' }, properties: [{ id: 'unit', value: 's' }, { id: 'decimals', value: 0 }] },
+      ] },
+    },
+    g.timeseries('Collector duration', [t('max by (collector) (aix_exporter_collector_duration_seconds{%s})' % i, '{{collector}}')], 's', g.pos(12, 33, 12, 8),
+                 desc='Per collector, the longest of the selected LPARs (pick one LPAR for its own).'),
   ], selector=c.aixSelector)

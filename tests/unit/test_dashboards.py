@@ -57,7 +57,8 @@ def test_schema_valid_and_variables(name):
         assert p["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
         for t in p.get("targets", []):
             if p["title"].startswith("Fleet:"):   # across every LPAR on purpose: one row per instance
-                assert "by (instance, job)" in t["expr"], (p["title"], t["expr"])
+                # (and at most one more label: a code's name, as the census state)
+                assert re.search(r"by \(instance, job(, \w+)?\)", t["expr"]), (p["title"], t["expr"])
                 continue
             assert 'instance=~"$instance"' in t["expr"], (p["title"], t["expr"])
 
@@ -135,21 +136,25 @@ def table_columns(board, title_start):
     assert sorted(organize["indexByName"].values()) == list(range(len(organize["indexByName"])))
     order = sorted(organize["indexByName"], key=organize["indexByName"].get)
     assert not set(order) & {k for k, v in organize["excludeByName"].items() if v}
-    return [(organize.get("renameByName", {}).get(k, k), exprs.get(k, f"label {k}")) for k in order]
+    # a label that one query alone gives (label_replace: a code's name) is fed by that query
+    given = {k: [e for e in exprs.values() if f'"{k}", "' in e] for k in order}
+    return [(organize.get("renameByName", {}).get(k, k),
+             exprs.get(k, given[k][0] if len(given[k]) == 1 else f"label {k}")) for k in order]
 
 
 # (heading, a part of the feeding expression that only the right query has), written by hand
 TABLES = {
     ("aix-4k-vs-16m.json", "Comparison"): [
-        ("Figure", "label figure"), ("Before (base)", "offset $before"), ("After", "offset $after"),
-        ("After / before", ") / (")],
+        ("Figure", "label figure"), ("LPAR", "label instance"), ("Before (base)", "offset $before"),
+        ("After", "offset $after"), ("After / before", ") / (")],
     ("aix-before-after.json", "$instance: $from regime"): [
-        ("Figure", "label figure"), ("Before ($from)", 'regime="$from"'), ("After ($to)", 'regime="$to"'),
-        ("After / before", ") / ("), ("Verdict", ") / (")],
+        ("Figure", "label figure"), ("Before", 'regime="$from"'), ("After", 'regime="$to"'),
+        ("After / before", ") / ("), ("Verdict", '"verdict", "better"')],
     ("aix-fleet-census.json", "Fleet: state"): [
-        ("LPAR", "label instance"), ("State", "aix:census_regime:code"), ("System / user CPU", "aix:cpu_sys_per_user:ratio"),
+        ("LPAR", "label instance"), ("State", '"state", "16 MB pages"'), ("Code", "aix:census_regime:code"),
+        ("System / user CPU", "aix:cpu_sys_per_user:ratio"),
         ("pin_seg_range miss ratio", "aix:pin_lock_miss:ratio"), ("Pin lock misses/s", "aix:pin_lock_misses:rate"),
-        ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("ASO", "aix_aso_active"), ("Job", "label job")],
+        ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("ASO", '"aso", "active"'), ("Job", "label job")],
     # dsmadmc query mount: the LPAR, then the drive, its device and the mount's status
     ("aix-tape.json", "TSM: volumes mounted"): [
         ("instance", "label instance"), ("drive", "label drive"), ("device", "label device"), ("status", "label status")],
@@ -163,9 +168,9 @@ def test_every_table_column_has_its_heading_over_its_own_query(board, title):
     for (heading, feed), (_, part) in zip(columns, TABLES[(board, title)]):
         assert part in feed, (heading, part, feed[:200])
     before_after = dict(columns)
-    if "Before ($from)" in before_after:   # the before column reads only the $from regime, the after only $to
-        assert 'regime="$to"' not in before_after["Before ($from)"]
-        assert 'regime="$from"' not in before_after["After ($to)"]
+    if "Before" in before_after:   # the before column reads only the $from regime, the after only $to
+        assert 'regime="$to"' not in before_after["Before"]
+        assert 'regime="$from"' not in before_after["After"]
     if "Before (base)" in before_after:
         assert "$after" not in before_after["Before (base)"] and "$before" not in before_after["After"]
     if "After / before" in before_after:   # after over before: the numerator is the after window's
@@ -179,8 +184,9 @@ def unit_of(expr):
     reads (base units in the metric name), or None where the name does not say: a share of two
     byte counts or a *_ratio is a fraction (percentunit), a rate of bytes is bytes per second
     (binBps: the case study's MB/s are MiB/s), a byte gauge bytes, *_seconds seconds; figures
-    already scaled (/ 1048576, * 100) and counts say nothing."""
-    if re.search(r"1048576|2\^20|\* 100\b|^count", expr):
+    already scaled (/ 1048576, * 100), counts and codes (a comparison with bool: 0 or 1) say
+    nothing."""
+    if re.search(r"1048576|2\^20|\* 100\b|^count|== bool", expr):
         return None
     if "acquisitions" in expr:          # acquisitions x miss ratio: misses, a count
         return None
@@ -206,6 +212,7 @@ def test_the_unit_rule_reads_the_names():
     assert unit_of("sum by (instance) (aix:tape_bytes_all:rate5m{x}) / 1048576") is None
     assert unit_of("time() - aix_splat_report_timestamp_seconds{x}") == "s"
     assert unit_of("aix_tape_transfers_per_second{x}") is None
+    assert unit_of("(aix:regime_page_size:bytes{x} == bool 4096) + 2 * (aix:regime_page_size:bytes{x} == bool 65536)") is None
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -230,20 +237,26 @@ def test_the_census_state_column_names_each_code_of_the_rule_and_formats_each_fi
     table = next(p for p in dashboards()["aix-fleet-census.json"]["panels"] if p["title"].startswith("Fleet: state"))
     by_column = {o["matcher"]["options"]: {pr["id"]: pr["value"] for pr in o["properties"]}
                  for o in table["fieldConfig"]["overrides"]}
-    states = {int(k): v["text"] for k, v in by_column["State"]["mappings"][0]["options"].items()}
+    # the state's name is a label of the first query, one selection per code (Grafana and Perses
+    # show it in its own column); the code itself is the Code column, by which the rows are ranked
+    named = re.findall(r'== (\d), "state", "([^"]+)", "", ""\)', table["targets"][0]["expr"])
+    states = {int(k): v for k, v in named}
     assert states == {5: "down after ANR0358E", 4: "mandatory at risk", 3: "falling back (pool full)",
                       2: "16 MB pages", 1: "64 KB pages", 0: "4 KB pages"}
     from aix_exporter.report.census import STATES
     assert states == STATES   # report --census names the states the same way
-    colours = [by_column["State"]["mappings"][0]["options"][str(k)]["color"] for k in (5, 4, 3, 2, 1, 0)]
+    colours = [by_column["State"]["mappings"][0]["options"][states[k]]["color"] for k in (5, 4, 3, 2, 1, 0)]
     assert colours == ["dark-red", "red", "orange", "green", "purple", "blue"]
     assert {k: v for k, v in by_column.items() if k != "State"} == {
+        "Code": {"decimals": 0},
         "System / user CPU": {"decimals": 2}, "pin_seg_range miss ratio": {"unit": "percentunit"},
         "Pin lock misses/s": {"decimals": 0}, "Tape MiB/s": {"decimals": 1},
-        "ASO": {"mappings": [{"type": "value", "options": {"1": {"text": "active", "color": "orange"},
-                                                             "0": {"text": "inactive", "color": "transparent"}}}]}}
+        "ASO": {"mappings": [{"type": "value", "options": {"active": {"color": "orange"},
+                                                             "inactive": {"color": "transparent"}}}]}}
+    aso = dict((v, int(k)) for k, v in re.findall(r'== (\d), "aso", "(\w+)", "", ""\)', table["targets"][5]["expr"]))
+    assert aso == {"active": 1, "inactive": 0}
     sort = next(t["options"]["sort"] for t in table["transformations"] if t["id"] == "sortBy")
-    assert sort == [{"field": "State", "desc": True}, {"field": "System / user CPU", "desc": True}]
+    assert sort == [{"field": "Code", "desc": True}, {"field": "System / user CPU", "desc": True}]
 
 
 def test_the_top_panels_rank_five_per_lpar():
@@ -263,7 +276,9 @@ def test_with_several_lpars_selectable_every_series_names_its_lpar(name):
         if p["type"] not in ("timeseries", "stat"):
             continue
         for t in p["targets"]:
-            if picker.get("multi") and not t["expr"].startswith("count("):
+            # a series across the LPARs (count, or max by something else than instance) has none
+            across = re.match(r"(?:count\(|max by \((?![^)]*instance)[^)]*\) \()", t["expr"])
+            if picker.get("multi") and not across:
                 assert t["legendFormat"].startswith("{{instance}}"), (p["title"], t["legendFormat"])
             elif not picker.get("multi"):
                 assert p["title"].startswith("$instance"), p["title"]
@@ -334,8 +349,12 @@ def test_the_regime_table_shows_the_ratio_to_two_decimals_and_names_each_verdict
     verdict = props["Verdict"]
     assert verdict["custom.cellOptions"] == {"type": "color-background"}
     assert verdict["mappings"] == [{"type": "value", "options": {
-        "-1": {"color": "red", "text": "worse"}, "0": {"color": "transparent", "text": "-"},
-        "1": {"color": "green", "text": "better"}}}]
+        "worse": {"color": "red"}, "-": {"color": "transparent"}, "better": {"color": "green"}}}]
+    # the names are the verdict query's labels, one per score, for every figure
+    query = next(t["expr"] for t in table["targets"] if "> bool" in t["expr"])
+    named = re.findall(r'== (-?\d), "verdict", "([^"]+)", "", ""\)', query)
+    assert set(named) == {("1", "better"), ("-1", "worse"), ("0", "-")}
+    assert len(named) == 3 * len(verdicts())
 
 
 def test_no_counter_is_read_with_delta():
