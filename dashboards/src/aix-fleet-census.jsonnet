@@ -23,7 +23,7 @@ g.dashboard('AIX / Fleet census', 'aix-fleet-census',
   'Every LPAR ranked: first by large-page state (mandatory at risk, falling back, 16 MB, 64 KB, 4 KB) at the end of the time range, then by contention (system per user CPU, pin_seg_range miss ratio) averaged over it.',
   [
     g.stat('Fleet: LPARs by large-page state (now)', [
-      t('count(max by (instance, job) (last_over_time(aix:census_regime:code{%s}[1h])) == %d) or vector(0)' % [S, k[0]], k[1], instant=true)
+      t('count(%s == %d) or vector(0)' % [named(code, 'state', states), k[0]], k[1], instant=true)
       for k in [[5, 'down after ANR0358E'], [4, 'mandatory at risk'], [3, 'falling back'], [2, '16 MB pages'], [1, '64 KB pages'], [0, '4 KB pages']]
     ], 'short', g.pos(0, 0, 24, 4), desc='How many LPARs are in each state now (aix:census_regime:code).',
            thresholds=[{ color: 'green', value: null }]) {

@@ -165,8 +165,8 @@ PANELS += [
     ("aix-tape.json", "Drives", "{{instance}}", None, lambda s: len(s.drives), ("abs", 1e-9)),
     ("aix-tape.json", "TSM: received per client", "{{instance}} {{client}}", {"client": "TSMCLI02"},
      lambda s: 17 * MIB, ("rel", 0.01)),
-    ("aix-4k-vs-16m.json", "Page-size regime: the page size holding most of the monitored processes' data",
-     "{{instance}}", None, lambda s: 16 * MIB if s.heap_l else 4096, ("abs", 0.5)),
+    ("aix-4k-vs-16m.json", "Page-size regime: 1 = 4 KB, 2 = 64 KB, 3 = 16 MB pages hold most of the data",
+     "{{instance}}", None, lambda s: 3 if s.heap_l else 1, ("abs", 1e-9)),
     # the pool is flat in both steady regimes: the forecast is the free pages now
     ("aix-large-pages.json", "Exhaustion forecast: free pages in 4 h", "{{instance}} predicted free (0: runs out)",
      None, lambda s: s.pool_free, ("abs", 1.0)),

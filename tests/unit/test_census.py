@@ -23,8 +23,14 @@ class FakePrometheus:
 
 
 def test_the_columns_read_the_recording_rules():
-    assert census.column("state", 'job="aix"', "2h") == \
-        'max by (instance, job) (last_over_time(aix:census_regime:code{job="aix"}[1h]))'
+    code = 'last_over_time(aix:census_regime:code{job="aix"}[1h])'
+    assert census.column("state", 'job="aix"', "2h") == (
+        f'max by (instance, job, state) (label_replace(({code}) == 5, "state", "down after ANR0358E", "", "")'
+        f' or label_replace(({code}) == 4, "state", "mandatory at risk", "", "")'
+        f' or label_replace(({code}) == 3, "state", "falling back (pool full)", "", "")'
+        f' or label_replace(({code}) == 2, "state", "16 MB pages", "", "")'
+        f' or label_replace(({code}) == 1, "state", "64 KB pages", "", "")'
+        f' or label_replace(({code}) == 0, "state", "4 KB pages", "", ""))')
     assert census.column("sys_per_user", 'job="aix"', "2h") == \
         'avg by (instance, job) (avg_over_time(aix:cpu_sys_per_user:ratio{job="aix"}[2h]))'
     assert census.column("pin_miss", 'job="aix"', "2h") == \
@@ -33,8 +39,10 @@ def test_the_columns_read_the_recording_rules():
         'avg by (instance, job) (avg_over_time(aix:pin_lock_misses:rate{job="aix"}[2h]))'
     assert census.column("tape_mib_s", 'job="aix"', "$__range") == \
         'sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{job="aix"}[$__range])) / 1048576'
-    assert census.column("aso_active", 'job="aix"', "2h") == \
-        'max by (instance, job) (last_over_time(aix_aso_active{job="aix"}[1h]))'
+    aso = 'last_over_time(aix_aso_active{job="aix"}[1h])'
+    assert census.column("aso_active", 'job="aix"', "2h") == (
+        f'max by (instance, job, aso) (label_replace(({aso}) == 1, "aso", "active", "", "")'
+        f' or label_replace(({aso}) == 0, "aso", "inactive", "", ""))')
     assert list(census.COLUMNS) == ["state", "sys_per_user", "pin_miss", "pin_misses_s", "tape_mib_s", "aso_active"]
 
 

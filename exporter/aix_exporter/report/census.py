@@ -25,14 +25,26 @@ from .compare import Prometheus
 STATES = {5: "down after ANR0358E", 4: "mandatory at risk", 3: "falling back (pool full)", 2: "16 MB pages",
           1: "64 KB pages", 0: "4 KB pages"}
 
+ASO = {1: "active", 0: "inactive"}
+
+
+def named(expr: str, label: str, names: dict) -> str:
+    """``expr`` (a code per LPAR) with the code's name as ``label``, highest code first: one
+    selection per code, since PromQL cannot turn a value into a label. A table then shows the
+    name in its own column, in Grafana and in Perses alike; the value stays the code."""
+    return f"max by (instance, job, {label}) (" + " or ".join(
+        f'label_replace(({expr}) == {code}, "{label}", "{name}", "", "")'
+        for code, name in sorted(names.items(), reverse=True)) + ")"
+
+
 # column -> expression; SEL: the selector, RANGE: the window (the dashboard's $__range)
 COLUMNS = {
-    "state": "max by (instance, job) (last_over_time(aix:census_regime:code{SEL}[1h]))",
+    "state": named("last_over_time(aix:census_regime:code{SEL}[1h])", "state", STATES),
     "sys_per_user": "avg by (instance, job) (avg_over_time(aix:cpu_sys_per_user:ratio{SEL}[RANGE]))",
     "pin_miss": "avg by (instance, job) (avg_over_time(aix:pin_lock_miss:ratio{SEL}[RANGE]))",
     "pin_misses_s": "avg by (instance, job) (avg_over_time(aix:pin_lock_misses:rate{SEL}[RANGE]))",
     "tape_mib_s": "sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{SEL}[RANGE])) / 1048576",
-    "aso_active": "max by (instance, job) (last_over_time(aix_aso_active{SEL}[1h]))",
+    "aso_active": named("last_over_time(aix_aso_active{SEL}[1h])", "aso", ASO),
 }
 
 
@@ -53,7 +65,7 @@ class Lpar:
 
     @property
     def aso_text(self) -> str:
-        return "n/a" if self.aso_active is None else "active" if self.aso_active else "inactive"
+        return "n/a" if self.aso_active is None else ASO[int(bool(self.aso_active))]
 
     @property
     def state_text(self) -> str:
