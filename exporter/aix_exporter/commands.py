@@ -29,7 +29,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from .parsers import tsm_db, tsm_log   # (the checklist's columns: its query selects what the parser reads)
+# (the checklist's columns: its query selects what the parser reads)
+from .parsers import tsm_db, tsm_drives, tsm_libvolumes, tsm_log, tsm_paths, tsm_stgpools
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,29 @@ TABLE = (
             "(password on stdin; background, every tsm.checklist_interval_seconds)",
             argv=_dsmadmc("-comma", "select " + ",".join(tsm_log.COLUMNS) + " from log"), fetch="dsmadmc",
             background=True),
+    Command("tsm_stgpools", "dsmadmc select from stgpools", "the server's storage pools: capacity and use",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select DEVCLASS,...,USED_CLOUD_SPACE_MB from stgpools\" "
+            "(password on stdin; background, every tsm.checklist_interval_seconds)",
+            argv=_dsmadmc("-comma", "select " + ",".join(tsm_stgpools.COLUMNS) + " from stgpools"), fetch="dsmadmc",
+            exit_ok_if=_NO_MATCH, background=True),
+    Command("tsm_libvolumes", "dsmadmc select from libvolumes", "the library's volumes counted by status (scratch)",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select MEDIATYPE,STATUS,LIBRARY_NAME,COUNT(*) from libvolumes "
+            "group by (MEDIATYPE,STATUS,LIBRARY_NAME)\" (password on stdin; background, every "
+            "tsm.checklist_interval_seconds)",
+            argv=_dsmadmc("-comma", "select " + ",".join(tsm_libvolumes.COLUMNS) + " from libvolumes group by ("
+                          + ",".join(tsm_libvolumes.COLUMNS[:3]) + ")"), fetch="dsmadmc",
+            exit_ok_if=_NO_MATCH, background=True),
+    Command("tsm_drives", "dsmadmc select from drives", "the server's drives: online or not, state, volume",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select LIBRARY_NAME,DRIVE_NAME,ONLINE,DRIVE_STATE,VOLUME_NAME "
+            "from drives\" (password on stdin; background, every tsm.checklist_interval_seconds)",
+            argv=_dsmadmc("-comma", "select " + ",".join(tsm_drives.COLUMNS) + " from drives"), fetch="dsmadmc",
+            exit_ok_if=_NO_MATCH, background=True),
+    Command("tsm_paths", "dsmadmc select from paths", "the paths to the drives and libraries: online or not, device",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select SOURCE_NAME,DESTINATION_NAME,DESTINATION_TYPE,"
+            "LIBRARY_NAME,DEVICE,ONLINE from paths\" (password on stdin; background, every "
+            "tsm.checklist_interval_seconds)",
+            argv=_dsmadmc("-comma", "select " + ",".join(tsm_paths.COLUMNS) + " from paths"), fetch="dsmadmc",
+            exit_ok_if=_NO_MATCH, background=True),
 )
 COMMANDS = {c.key: c for c in TABLE}
 

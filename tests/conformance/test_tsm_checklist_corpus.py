@@ -1,13 +1,14 @@
 """Conformance: the checklist's parsers over the real dsmadmc answers in
 ../shared/corpus/tsm-dsmadmc (treydock/tsm_exporter's captured `-dataonly=yes -comma` output,
-SOURCES.md): each db and log answer parses to the values visible in it, the decimal-comma one
-included; the folder's other queries (stgpools, drives, ...) are not read by these parsers
-yet. Skips cleanly when ../shared is absent."""
+SOURCES.md): each db, log, stgpools, libvolumes and drives answer parses to the values visible
+in it, the decimal-comma ones included (the stgpools answer mixes both forms in one file). The
+folder's other queries (status, events, summary, occupancy, volumes, replication) are not read
+by the checklist yet. Skips cleanly when ../shared is absent."""
 import datetime
 
 import pytest
 
-from aix_exporter.parsers import tsm_db, tsm_log
+from aix_exporter.parsers import tsm_db, tsm_drives, tsm_libvolumes, tsm_log, tsm_stgpools
 from tests.conftest import CORPUS, corpus_or_skip
 
 FOLDER = CORPUS / "tsm-dsmadmc"
@@ -48,3 +49,36 @@ def test_the_log_answers(name):
     lg = tsm_log.parse((FOLDER / name).read_text())
     assert (lg.active.total_bytes, lg.active.used_bytes, lg.active.free_bytes) == LOG[name]
     assert lg.archive is None      # (treydock's query: the active log's three columns alone)
+
+
+STGPOOLS = "gh-treydock-tsm_exporter-select-stgpools-comma-dataonly-pct-utilized.EXTRACTED.txt"
+LIBVOLUMES = "gh-treydock-tsm_exporter-select-libvolumes-count-by-status-scratch.EXTRACTED.txt"
+DRIVES = "gh-treydock-tsm_exporter-select-drives-comma-dataonly-online-yes-no.EXTRACTED.txt"
+
+
+def test_every_stgpools_libvolumes_and_drives_answer_of_the_folder_is_named_here():
+    names = {p.name for p in FOLDER.iterdir()}
+    assert {n for n in names if "-select-stgpools-" in n} == {STGPOOLS}
+    assert {n for n in names if "-select-libvolumes-" in n} == {LIBVOLUMES}
+    assert {n for n in names if "-select-drives-" in n} == {DRIVES}
+
+
+def test_the_stgpools_answer_with_points_and_decimal_commas():
+    pools = tsm_stgpools.parse((FOLDER / STGPOOLS).read_text())
+    assert [(p.name, p.device_class, p.pool_type, p.storage_type) for p in pools] == [
+        ("ARCHIVEPOOL", "DISK", "PRIMARY", "DEVCLASS"), ("EPFESS", "DCFILEE", "PRIMARY", "DEVCLASS"),
+        ("PTGPFS", "DCULT7", "PRIMARY", "DEVCLASS"), ("CLOUDTSMAZ", "-", "PRIMARY", "CLOUD")]
+    assert [p.capacity_bytes for p in pools] == [0.0, 25608540.0 * MB, 3199882345.5 * MB, 130 * MB]
+    assert [p.used_ratio for p in pools] == [0.0, pytest.approx(0.418), pytest.approx(0.426), pytest.approx(128 / 130)]
+
+
+def test_the_libvolumes_answer():
+    assert tsm_libvolumes.parse((FOLDER / LIBVOLUMES).read_text()) == {("LIB1", "private"): 147 + 573 + 1082,
+                                                                       ("LIB1", "scratch"): 365 + 153}
+
+
+def test_the_drives_answer():
+    assert [(d.library, d.name, d.online, d.state, d.volume) for d in tsm_drives.parse((FOLDER / DRIVES).read_text())] == [
+        ("LIB1", "TAPE10", True, "LOADED", "FOO1"), ("LIB1", "TAPE11", True, "LOADED", "FOO2"),
+        ("LIBENC", "TAPE00", True, "EMPTY", ""), ("LIBENC", "TAPE01", False, "EMPTY", ""),
+        ("LIBENC", "TAPE02", False, "UNKNOWN", "")]

@@ -123,9 +123,12 @@ def test_probe_through_sshd_serves_what_the_system_source_serves(tmp_path, sshd,
         stop(proc)
         err = (cfg.parent / "exporter.log").read_text()
     for c in ("vmstat", "vmstat_v", "vmstat_s", "memory", "process", "ldr_cntrl", "vmo", "aso", "splat", "tape", "tsm",
-              "tsm_server"):
+              "tsm_server", "tsm_checklist", "tsm_storage"):
         assert f'aix_exporter_collector_success{{collector="{c}"}} 1.0' in out, c
     assert "aix_exporter_probe_success 1.0" in out
+    # the checklist over SSH through the wrapper's table (issue 59): a drive, its path and device
+    assert 'aix_tsm_drive_info{device="/dev/rmt3",drive="DRIVE3",library="TS4500"} 1.0' in out
+    assert 'aix_tsm_library_volumes{library="TS4500",status="scratch"} 153.0' in out
     assert samples(out) == samples(GOLDEN.read_text())          # the same values as the system source's
     assert 'aix_tsm_messages_total{msgid="ANR0358E",severity="E"} 1.0' in out
     assert f'aix_exporter_source_info{{source="{sshd.spec}"}} 1.0' in out

@@ -88,8 +88,8 @@ def test_off_aix_the_system_source_says_what_to_use_instead():
     assert r.returncode == 1
     assert r.stderr.splitlines() == [
         "aix-exporter: this is not AIX (Linux), so --source system has no AIX commands to run.",
-        "  For the simulated LPAR:        --source simulate:SCENARIO  (scenarios: case-study, exhaustion, fallback, "
-        "ibm-64k, ibm-64k-quiet, steady, tight-memory)",
+        "  For the simulated LPAR:        --source simulate:SCENARIO  (scenarios: case-study, checklist-trouble, "
+        "exhaustion, fallback, ibm-64k, ibm-64k-quiet, steady, tight-memory)",
         "  For captured command output:   --source replay:DIR",
         "  For stand-in commands:         --source system --path.commands DIR"]
 
@@ -215,7 +215,7 @@ def test_serving_says_what_it_serves_and_ends_on_sigterm(tmp_path):
     from aix_exporter import __version__
     assert listening.endswith(" level=info msg=listening address=127.0.0.1:0 tls=False basic_auth=True "
                               "source=simulate:steady collectors=vmstat,memory,vmo,aso,vmstat_v,vmstat_s,process,"
-                              f"ldr_cntrl,splat,tape,tsm_server,tsm_checklist version={__version__}")
+                              f"ldr_cntrl,splat,tape,tsm_server,tsm_checklist,tsm_storage version={__version__}")
     assert not any("pure-Python verifier" in line for line in lines)          # the compiled bcrypt checks them
     assert any("msg=\"stopping on signal 15: draining scrapes in flight\"" in line for line in lines)
 

@@ -148,8 +148,8 @@ def test_bad_specs(spec, message):
 
 
 def test_every_scenario_is_listed():
-    assert set(SCENARIOS) == {"case-study", "exhaustion", "fallback", "steady", "tight-memory", "ibm-64k",
-                              "ibm-64k-quiet"}
+    assert set(SCENARIOS) == {"case-study", "exhaustion", "fallback", "steady", "checklist-trouble", "tight-memory",
+                              "ibm-64k", "ibm-64k-quiet"}
     assert parse_spec("steady")["speed"] == 1.0
 
 

@@ -1,5 +1,7 @@
 """The TSM admin's daily checklist, from the server itself through dsmadmc (issue 59): the
-database's space and its last backup, the recovery log's active and archive space.
+database's space and its last backup, the recovery log's active and archive space
+(tsm_checklist); the storage pools, the library's volumes, the drives and the paths
+(tsm_storage).
 
 The queries run in the background once every ``tsm.checklist_interval_seconds`` (300 s), each
 one select of a few values, so the server's database is asked a handful of times an interval
@@ -13,14 +15,21 @@ intervals have passed without a new answer (then absent, never stale).
   does not matter); absent when the database was never backed up (said once in the log);
 * ``aix_tsm_db_buffer_hit_ratio``: the database's buffer pool hit ratio since the server started;
 * ``aix_tsm_log_space_bytes{log,kind}``: the active log's total, used and free space, and the
-  archive log's file system's.
+  archive log's file system's;
+* ``aix_tsm_storage_pool_capacity_bytes{pool}``, ``aix_tsm_storage_pool_used_ratio{pool}`` and
+  ``aix_tsm_storage_pool_info{pool,device_class,pool_type}``;
+* ``aix_tsm_library_volumes{library,status}`` (scratch, private);
+* ``aix_tsm_drive_online{library,drive}``, ``aix_tsm_path_online{source,destination}`` (1 or 0)
+  and ``aix_tsm_drive_info{library,drive,device}``: the device its path opens, which joins the
+  server's drive to the OS tape figures (``aix_tape_*{device="rmt0"}`` carry the name without
+  /dev/).
 """
 from __future__ import annotations
 
 import logging
 import time
 
-from ..parsers import tsm_db, tsm_log
+from ..parsers import tsm_db, tsm_drives, tsm_libvolumes, tsm_log, tsm_paths, tsm_stgpools
 from .base import Collector, Families, register
 
 log = logging.getLogger("aix_exporter")
@@ -52,18 +61,46 @@ def families_from(db: tsm_db.Db, lg: tsm_log.Log, now: float) -> list:
     return f.result()
 
 
-@register
-class TsmChecklistCollector(Collector):
-    name = "tsm_checklist"
-    keys = ("tsm_db", "tsm_log")
-    help = "the TSM admin's daily checklist from dsmadmc: database space and last backup, recovery log space"
-    settings_section = "tsm"
-    metrics = ("aix_tsm_db_space_bytes", "aix_tsm_db_last_backup_timestamp_seconds", "aix_tsm_db_buffer_hit_ratio",
-               "aix_tsm_log_space_bytes")
+def storage_families(pools: list, volumes: dict, drives: list, paths: list) -> list:
+    f = Families()
+    for p in pools:
+        f.set("aix_tsm_storage_pool_info", "A storage pool of the server at the last checklist query (STGPOOLS "
+              "table: its device class, '-' for none, and its type); 1.", 1,
+              {"pool": p.name, "device_class": p.device_class, "pool_type": p.pool_type})
+        if p.capacity_bytes is not None:
+            f.set("aix_tsm_storage_pool_capacity_bytes", "A storage pool's estimated capacity at the last checklist "
+                  "query (STGPOOLS EST_CAPACITY_MB, or a cloud pool's TOTAL_CLOUD_SPACE_MB).", p.capacity_bytes,
+                  {"pool": p.name})
+        if p.used_ratio is not None:
+            f.set("aix_tsm_storage_pool_used_ratio", "The share of a storage pool's capacity holding data at the last "
+                  "checklist query (STGPOOLS PCT_UTILIZED / 100, or a cloud pool's used over total space).",
+                  round(p.used_ratio, 6), {"pool": p.name})
+    for (library, status), n in sorted(volumes.items()):
+        f.set("aix_tsm_library_volumes", "The library's volumes by status at the last checklist query (LIBVOLUMES "
+              "counted: scratch, private), all media types together.", n, {"library": library, "status": status})
+    # a drive's device is the one the server's own path opens: the server is the source with a
+    # path to the drive's library (a storage agent has paths to the drives only); else the first
+    servers = {(p.source, p.destination) for p in paths if p.destination_type == "LIBRARY"}
+    devices: dict = {}
+    for p in sorted((p for p in paths if p.destination_type == "DRIVE"),
+                    key=lambda p: (p.source, p.library) not in servers):
+        devices.setdefault((p.library, p.destination), p.device)
+    for d in drives:
+        f.set("aix_tsm_drive_online", "1 when the server has the drive online at the last checklist query (DRIVES "
+              "ONLINE), 0 when it is offline.", 1 if d.online else 0, {"library": d.library, "drive": d.name})
+        f.set("aix_tsm_drive_info", "A drive of the server and the device its path opens (/dev/rmtN: the key to the "
+              "OS tape figures' device label; '-' without a path); 1.", 1,
+              {"library": d.library, "drive": d.name, "device": devices.get((d.library, d.name), "-")})
+    for p in paths:
+        f.set("aix_tsm_path_online", "1 when the path from a source (the server, a storage agent) to a drive or "
+              "library is online at the last checklist query (PATHS ONLINE), 0 when it is offline.",
+              1 if p.online else 0, {"source": p.source, "destination": p.destination})
+    return f.result()
 
-    def __init__(self, settings):
-        super().__init__(settings)
-        self._said_never = False
+
+class _Checklist(Collector):
+    """What the checklist's collectors share: the tsm settings, dsmadmc configured, the interval."""
+    settings_section = "tsm"
 
     @classmethod
     def configured(cls, settings) -> bool:
@@ -77,6 +114,20 @@ class TsmChecklistCollector(Collector):
         """Two intervals and a query's deadline: a result older is not served."""
         return 2.0 * self.config.checklist_interval_seconds + self.settings.command_timeout_seconds
 
+
+
+@register
+class TsmChecklistCollector(_Checklist):
+    name = "tsm_checklist"
+    keys = ("tsm_db", "tsm_log")
+    help = "the TSM admin's daily checklist from dsmadmc: database space and last backup, recovery log space"
+    metrics = ("aix_tsm_db_space_bytes", "aix_tsm_db_last_backup_timestamp_seconds", "aix_tsm_db_buffer_hit_ratio",
+               "aix_tsm_log_space_bytes")
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        self._said_never = False
+
     def collect(self, source) -> list:
         db = tsm_db.parse(source.read("tsm_db"))
         lg = tsm_log.parse(source.read("tsm_log"))
@@ -86,3 +137,17 @@ class TsmChecklistCollector(Collector):
                         "absent until its first backup (BACKUP DB) collector=tsm_checklist database=%s", db.name)
         when = source.report_time("tsm_db")   # (the simulator's clock in a history; else None: now)
         return families_from(db, lg, time.time() if when is None else when)
+
+
+@register
+class TsmStorageCollector(_Checklist):
+    name = "tsm_storage"
+    keys = ("tsm_stgpools", "tsm_libvolumes", "tsm_drives", "tsm_paths")
+    help = "the TSM admin's daily checklist from dsmadmc: storage pools, library volumes, drives and paths"
+    metrics = ("aix_tsm_storage_pool_capacity_bytes", "aix_tsm_storage_pool_used_ratio", "aix_tsm_storage_pool_info",
+               "aix_tsm_library_volumes", "aix_tsm_drive_online", "aix_tsm_drive_info", "aix_tsm_path_online")
+
+    def collect(self, source) -> list:
+        return storage_families(tsm_stgpools.parse(source.read("tsm_stgpools")),
+                                tsm_libvolumes.parse(source.read("tsm_libvolumes")),
+                                tsm_drives.parse(source.read("tsm_drives")), tsm_paths.parse(source.read("tsm_paths")))

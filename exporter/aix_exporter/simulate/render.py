@@ -425,17 +425,19 @@ def _db2_time(epoch: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch)) + ".000000"
 
 
-def _since_backup(t: float) -> float:
-    return (t + 3 * 3600.0) % 86400.0
+def _since_backup(t: float, overdue: bool = False) -> float:
+    """Seconds since the last database backup: daily at 03:00, or (a checklist in trouble) none
+    since 30 h before the scenario's start."""
+    return t + 30 * 3600.0 if overdue else (t + 3 * 3600.0) % 86400.0
 
 
-def tsm_db(s: State, epoch0: float) -> str:
+def tsm_db(s: State, epoch0: float, overdue: bool = False) -> str:
     used = DB_USED_MB + s.t / 3600.0 * 120
     free = DB_FS_MB - used - 20_000
     pages = int(used * 32)   # 32 KB pages
     total_pages = int((used + 51_200) * 32)
     now = epoch0 + s.t
-    return (f"98.3,TSMDB1,{total_pages - pages},{free:.2f},{_db2_time(now - _since_backup(s.t))},99.1,0,"
+    return (f"98.3,TSMDB1,{total_pages - pages},{free:.2f},{_db2_time(now - _since_backup(s.t, overdue))},99.1,0,"
             f"{int(4_000_000_000 + s.t * 9000)},{total_pages},{DB_FS_MB},{total_pages - 1024},{used:.2f},{pages},"
             f"{_db2_time(now)}\n")
 
@@ -445,6 +447,49 @@ def tsm_log(s: State) -> str:
     arch_used = 20_000.0 + _since_backup(s.t) / 3600.0 * 9_000
     return (f"{32768 - active_used:.2f},32768.00,{active_used:.2f},{ARCH_FS_MB - arch_used:.2f},{ARCH_FS_MB:.2f},"
             f"{arch_used:.2f}\n")
+
+
+# The checklist's storage (tsm_stgpools, tsm_libvolumes, tsm_drives, tsm_paths): a disk pool
+# that fills during the day's backups and is migrated each hour, an LTO-7 tape pool slowly filling
+# and its copy pool, one TS4500 library with the scenario's drives (DRIVE0 on /dev/rmt0, as
+# q mount shows them), its scratch tapes used up at two an hour. A checklist in trouble adds a
+# drive the workload does not use, offline with its path, and leaves the tape pool 96 % full
+# with 4 scratch tapes.
+SERVER = "TSMSRV"
+LIBRARY = "TS4500"
+
+
+def tsm_stgpools(s: State, trouble: bool) -> str:
+    disk = 10.0 + (s.t % 3600.0) / 3600.0 * 60.0
+    tape = 96.2 if trouble else 42.6 + s.t / 3600.0 * 0.05
+    return (f"DISK,512000.0,,,,{disk:.1f},{disk:.1f},PRIMARY,BACKUPPOOL,DEVCLASS,,\n"
+            f"LTO7,3199882345.5,,,,{tape + 1.5:.1f},{tape:.1f},PRIMARY,TAPEPOOL,DEVCLASS,,\n"
+            f"LTO7,1599941172.7,,,,81.0,80.4,COPY,COPYPOOL,DEVCLASS,,\n")
+
+
+def tsm_libvolumes(s: State, trouble: bool) -> str:
+    scratch = 4 if trouble else max(0, 153 - int(s.t // 1800))
+    return f"LTO-7,Private,{LIBRARY},1082\nLTO-7,Scratch,{LIBRARY},{scratch}\n"
+
+
+def _library_drives(s: State, trouble: bool) -> list:
+    """(drive, device, online): the scenario's drives, and an offline spare in trouble."""
+    drives = [(f"DRIVE{i}", f"/dev/{d.name}", True) for i, d in enumerate(s.drives)]
+    if trouble:
+        drives.append((f"DRIVE{len(s.drives)}", f"/dev/rmt{len(s.drives)}", False))
+    return drives
+
+
+def tsm_drives(s: State, trouble: bool) -> str:
+    return "".join(f"{LIBRARY},{name},{'YES' if up else 'NO'},{'LOADED' if up else 'UNAVAILABLE'},"
+                   f"{f'A{i:05d}L6' if up else ''}\n" for i, (name, _, up) in enumerate(_library_drives(s, trouble)))
+
+
+def tsm_paths(s: State, trouble: bool) -> str:
+    rows = [f"{SERVER},{LIBRARY},LIBRARY,,/dev/smc0,YES"]
+    rows += [f"{SERVER},{name},DRIVE,{LIBRARY},{device},{'YES' if up else 'NO'}"
+             for name, device, up in _library_drives(s, trouble)]
+    return "\n".join(rows) + "\n"
 
 
 # -- one renderer per command key (the keys of the package's command table) ---------------
@@ -484,8 +529,12 @@ RENDERERS = {
     "tsm_sessions": lambda c: tsm_sessions(c.state),
     "tsm_mounts": lambda c: tsm_mounts(c.state),
     "tsm_summary": lambda c: tsm_summary(c.model, c.state),
-    "tsm_db": lambda c: tsm_db(_running(c), c.epoch0),   # (a stopped server: no data, as for svmon -P)
+    "tsm_db": lambda c: tsm_db(_running(c), c.epoch0, c.model.sc.checklist_trouble),   # (stopped: no data)
     "tsm_log": lambda c: tsm_log(_running(c)),
+    "tsm_stgpools": lambda c: tsm_stgpools(_running(c), c.model.sc.checklist_trouble),
+    "tsm_libvolumes": lambda c: tsm_libvolumes(_running(c), c.model.sc.checklist_trouble),
+    "tsm_drives": lambda c: tsm_drives(_running(c), c.model.sc.checklist_trouble),
+    "tsm_paths": lambda c: tsm_paths(_running(c), c.model.sc.checklist_trouble),
 }
 
 

@@ -62,6 +62,9 @@ class Scenario:
     vcpus: int = 4                 # virtual processors (entitlement the same, 4 logical CPUs each)
     aso_active: bool = False       # asoo aso_active
     other_work_gib: float = 0.0    # computational memory of other work on the LPAR (4 KB pages)
+    # the TSM checklist's troubles (simulate/render.py): the database backup overdue, a ninth
+    # drive and its path offline, the tape pool near full and few scratch tapes
+    checklist_trouble: bool = False
 
 
 def case_study() -> Scenario:
@@ -111,6 +114,15 @@ def steady() -> Scenario:
         phases=[Phase(0, "16M", lgpg_regions=160, ldr_cntrl=LDR_TUNED + "Y", heap_l_target=102, pid=2753002)])
 
 
+def checklist_trouble() -> Scenario:
+    return Scenario(
+        name="checklist-trouble",
+        description="The steady server whose daily checklist is not: its database backup 30 h old, a drive and "
+                    "its path offline, the tape pool 96 % full and 4 scratch tapes left.",
+        duration=2 * HOUR, checklist_trouble=True,
+        phases=[Phase(0, "16M", lgpg_regions=160, ldr_cntrl=LDR_TUNED + "Y", heap_l_target=102, pid=2753002)])
+
+
 def tight_memory() -> Scenario:
     return Scenario(
         name="tight-memory",
@@ -151,7 +163,8 @@ def ibm_64k() -> Scenario:
         ])
 
 
-SCENARIOS = {s().name: s for s in (case_study, exhaustion, fallback, steady, tight_memory, ibm_64k_quiet, ibm_64k)}
+SCENARIOS = {s().name: s for s in (case_study, exhaustion, fallback, steady, checklist_trouble, tight_memory,
+                                   ibm_64k_quiet, ibm_64k)}
 
 
 def get(name: str) -> Scenario:

@@ -1,0 +1,41 @@
+"""dsmadmc select from drives: online or offline, the state and the volume; the drive's device
+from its path (the key to the OS tape figures)."""
+import pytest
+
+from aix_exporter.collectors.tsm_checklist import storage_families
+from aix_exporter.parsers import ParseError, tsm_drives, tsm_paths
+from tests.conftest import fixture_text
+from tests.unit.helpers import samples
+
+
+def test_online_offline_state_and_volume():
+    drives = tsm_drives.parse(fixture_text("tsm_drives", "online-and-offline.txt"))
+    assert [(d.library, d.name, d.online, d.state, d.volume) for d in drives] == [
+        ("TS4500", "DRIVE0", True, "LOADED", "A00000L6"), ("TS4500", "DRIVE1", True, "EMPTY", ""),
+        ("TS4500", "DRIVE2", False, "UNAVAILABLE", ""), ("TS4500", "DRIVE3", True, "UNKNOWN", "")]
+
+
+def test_each_drive_is_online_or_not_with_the_device_its_path_opens():
+    drives = tsm_drives.parse(fixture_text("tsm_drives", "online-and-offline.txt"))
+    paths = tsm_paths.parse(fixture_text("tsm_paths", "server-and-storage-agent.txt"))
+    m = samples(storage_families([], {}, drives, paths))
+    assert {k[1]: v for k, v in m.items() if k[0] == "aix_tsm_drive_online"} == {
+        (("drive", "DRIVE0"), ("library", "TS4500")): 1, (("drive", "DRIVE1"), ("library", "TS4500")): 1,
+        (("drive", "DRIVE2"), ("library", "TS4500")): 0, (("drive", "DRIVE3"), ("library", "TS4500")): 1}
+    info = {dict(k[1])["drive"]: dict(k[1])["device"] for k in m if k[0] == "aix_tsm_drive_info"}
+    # DRIVE0's path from the server is /dev/rmt0 (the storage agent's, /dev/rmt4, is its own); DRIVE3 has none
+    assert info == {"DRIVE0": "/dev/rmt0", "DRIVE1": "/dev/rmt1", "DRIVE2": "/dev/rmt2", "DRIVE3": "-"}
+
+
+def test_no_drive_is_an_empty_answer():
+    assert tsm_drives.parse(fixture_text("tsm_drives", "no-drives.txt")) == []
+
+
+@pytest.mark.parametrize("text,why", [
+    (fixture_text("tsm_drives", "online-maybe.txt"), "ONLINE 'MAYBE' is neither YES nor NO"),
+    ("TS4500,DRIVE0,YES,LOADED\n", "expected 5 comma-separated fields"),
+])
+def test_what_is_not_a_drive_answer_is_one_error(text, why):
+    with pytest.raises(ParseError) as e:
+        tsm_drives.parse(text)
+    assert why in str(e.value)
