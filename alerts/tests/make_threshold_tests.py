@@ -172,6 +172,27 @@ def tsm_checklist():
     backup = [s("aix_tsm_db_last_backup_timestamp_seconds", "", const(0, 1600))]
     out.append(case("the last backup 1561 minutes ago", "AixTsmDatabaseBackupOverdue", backup, True, "1561m"))
     out.append(case("the last backup 1559 minutes ago at most", "AixTsmDatabaseBackupOverdue", backup, False, "1559m"))
+    # tsmPoolFullRatio 0.90 (for 15m): a pool 92 % full fires, 88 % and exactly 90 % stay quiet
+    for used, fire in ((0.92, True), (0.88, False), (0.90, False)):
+        out.append(case(f"a storage pool {used:.0%} full", "AixTsmStoragePoolFull",
+                        [s("aix_tsm_storage_pool_used_ratio", 'pool="TAPEPOOL"', const(used, 300))], fire,
+                        "20m" if fire else "60m"))
+    # tsmScratchMin 10 (for 15m): 9 scratch volumes fire, exactly 10 stay quiet
+    for n, fire in ((9, True), (10, False)):
+        out.append(case(f"{n} scratch volumes", "AixTsmScratchVolumesLow",
+                        [s("aix_tsm_library_volumes", 'library="TS4500",status="scratch"', const(n, 300)),
+                         s("aix_tsm_library_volumes", 'library="TS4500",status="private"', const(5, 300))], fire,
+                        "20m" if fire else "60m"))
+    # tsmOfflineFor 15m: a drive or a path offline from minute 0 fires at 16 minutes, not at 14
+    for alert, series, labels in (("AixTsmDriveOffline", "aix_tsm_drive_online", 'library="TS4500",drive="DRIVE8"'),
+                                  ("AixTsmPathOffline", "aix_tsm_path_online", 'source="TSMSRV",destination="DRIVE8"')):
+        offline = [s(series, labels, const(0, 300))]
+        out.append({"name": f"{alert} fires 15 minutes after the first offline reading, pending before",
+                    "interval": "1m", "input_series": offline, "promql_expr_test": [
+                        {"expr": f'count(ALERTS{{alertname="{alert}",alertstate="firing"}}) or vector(0)',
+                         "eval_time": "14m", "exp_samples": [{"labels": "{}", "value": 0}]},
+                        fires(alert, "16m")]})
+        out.append(case("online", alert, [s(series, labels, const(1, 300))], False, "60m"))
     return out
 
 

@@ -75,7 +75,12 @@ def storage_families(pools: list, volumes: dict, drives: list, paths: list) -> l
             f.set("aix_tsm_storage_pool_used_ratio", "The share of a storage pool's capacity holding data at the last "
                   "checklist query (STGPOOLS PCT_UTILIZED / 100, or a cloud pool's used over total space).",
                   round(p.used_ratio, 6), {"pool": p.name})
-    for (library, status), n in sorted(volumes.items()):
+    # scratch and private for every library the server has volumes or drives in, 0 where the
+    # select's groups have none (a library whose scratch tapes ran out has no scratch row)
+    libraries = {lib for lib, _ in volumes} | {d.library for d in drives}
+    counts = {(lib, status): 0 for lib in libraries for status in ("scratch", "private")}
+    counts.update(volumes)
+    for (library, status), n in sorted(counts.items()):
         f.set("aix_tsm_library_volumes", "The library's volumes by status at the last checklist query (LIBVOLUMES "
               "counted: scratch, private), all media types together.", n, {"library": library, "status": status})
     # a drive's device is the one the server's own path opens: the server is the source with a
