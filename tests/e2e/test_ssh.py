@@ -452,3 +452,109 @@ def test_the_remote_tail_passes_the_local_tails_rotation_cases_over_sshd(case, l
         monkeypatch.setattr(logtail.time, "time", lambda: T)
         kwargs["clock"] = T
     case(**{k: v for k, v in kwargs.items() if k in params})
+
+
+# -- the SSH runner at each edge the local runner is tested at (issue 61, item 1) -----------------
+def test_the_ssh_runner_reads_up_to_its_cap_and_a_byte_more_is_an_error(sshd):
+    """As tests/unit/test_system_source.py's local runner: exactly the cap is an answer, one
+    byte over it fails that command (and frees it)."""
+    src = connect(sshd)
+    assert src.runner.run(["/bin/sh", "-c", "printf 0123456789"], 10, max_output=10) == "0123456789"
+    with pytest.raises(SourceError) as e:
+        src.runner.run(["/bin/sh", "-c", "printf 0123456789x"], 10, max_output=10)
+    assert str(e.value) == f"{sshd.spec[6:]}: /bin/sh -c printf 0123456789x: printed more than 10 bytes, channel closed"
+    assert src.runner.held == 0
+
+
+@pytest.mark.parametrize("how", ["a child killed (the wrapper's status)", "the session's own process killed"])
+def test_a_command_killed_by_a_signal_is_a_failure_with_its_partial_output_never_an_answer(sshd, how):
+    """A child killed by a signal comes back as the shell's or the wrapper's 128 + 9; the
+    process sshd started killed comes back as sshd's exit-signal: either way a failure naming
+    it, its partial output kept for the message, never taken as the command's answer."""
+    from aix_exporter.sources import CommandFailed
+    if how.startswith("the session's"):
+        sshd.set_forced_command("printf partial; kill -9 $$")
+    src = connect(sshd)
+    with pytest.raises(CommandFailed) as e:
+        src.runner.run(["/bin/sh", "-c", "printf partial; kill -9 $$"], 10)
+    where = f"{sshd.spec[6:]}: /bin/sh -c printf partial; kill -9 $$"
+    assert str(e.value) == (f"{where}: exit status 137: Killed" if how.startswith("a child")
+                            else f"{where}: killed by signal KILL")
+    assert e.value.output == "partial"
+
+
+def delayed_proxy(port: int, delay: float):
+    """A TCP port that forwards to ``port`` after holding each new connection ``delay`` seconds
+    (a slow network or a busy LPAR's sshd): returns (its port, close)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    done = threading.Event()
+
+    def pipe(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def serve(client):
+        time.sleep(delay)
+        if done.is_set():
+            client.close()
+            return
+        upstream = socket.create_connection(("127.0.0.1", port))
+        threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
+        pipe(upstream, client)
+
+    def accept():
+        sock.settimeout(0.2)
+        while not done.is_set():
+            try:
+                client, _ = sock.accept()
+            except OSError:
+                continue
+            threading.Thread(target=serve, args=(client,), daemon=True).start()
+    threading.Thread(target=accept, daemon=True).start()
+
+    def close():
+        done.set()
+        sock.close()
+    return sock.getsockname()[1], close
+
+
+@pytest.mark.parametrize("deadline, command, ends", [
+    (5, "/bin/sleep 30", "timed out after 5s, channel closed"),   # connected after 3 s: 2 s left for the command
+    (2, "/bin/sleep 30", "timed out after 2s while connecting"),   # the deadline passes while connecting
+    (8, "/bin/echo answered", None),                                # enough for both
+])
+def test_the_deadline_covers_a_slow_connection(sshd, deadline, command, ends):
+    """A command's deadline counts from the call, connecting included: with a connection that
+    takes 3 s, a 5 s deadline ends the command 5 s after the call, not 5 s after connecting."""
+    port, close = delayed_proxy(sshd.port, 3.0)
+    s = Settings()
+    s.ssh.connect_timeout_seconds = 10
+    (sshd.dir / "known_hosts_proxy").write_text(sshd.known_hosts.read_text().replace(f"]:{sshd.port} ", f"]:{port} "))
+    src = open_source(sshd.spec.replace(f":{sshd.port}", f":{port}"), s, key_file=str(sshd.client_key),
+                      known_hosts=str(sshd.dir / "known_hosts_proxy"))
+    try:
+        started = time.monotonic()
+        if ends is None:
+            assert src.runner.run(command.split(), deadline) == "answered\n"
+        else:
+            with pytest.raises(SourceError) as e:
+                src.runner.run(command.split(), deadline)
+            assert str(e.value).endswith(ends), str(e.value)
+            assert time.monotonic() - started < deadline + 1.5   # (not the 3 s connect on top of it)
+    finally:
+        src.close()
+        close()

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import SourceError, TimedOut
-from .base import MAX_OUTPUT, STDERR_KEPT, exit_failure
+from .base import MAX_OUTPUT, STDERR_KEPT, CommandFailed, exit_failure
 from .command import CommandSource
 from .system import ENV, redact
 
@@ -246,7 +246,13 @@ class Connection:
     async def _run(self, command: str, shown: str, timeout: float, stdin: Optional[bytes], max_output: int):
         import asyncssh
         started = time.monotonic()
-        conn = await self._connection()
+        try:   # connecting counts against the command's deadline; the connection itself goes on for the next
+            connecting = asyncio.ensure_future(self._connection())
+            connecting.add_done_callback(lambda f: f.cancelled() or f.exception())   # (retrieved: never logged)
+            conn = await asyncio.wait_for(asyncio.shield(connecting), timeout)
+        except asyncio.TimeoutError:
+            self._account(shown.split(" ", 1)[0], None, time.monotonic() - started)
+            raise TimedOut(f"{self.target.address}: {shown}: timed out after {timeout:g}s while connecting") from None
         assert self._sessions is not None   # made with the connection lock
         try:
             async with self._sessions:
@@ -301,6 +307,9 @@ class Connection:
         cpu, err = cpu_report(bytes(got.err), bytes(got.tail))
         if cpu is not None:
             self._account(shown.split(" ", 1)[0], cpu, 0.0, run=False)
+        if got.signal:   # killed: what it printed is partial, never an answer
+            raise CommandFailed(f"{self.target.address}: {shown}: killed by signal {got.signal}",
+                                bytes(out).decode("utf-8", "replace"), bytes(err).decode("utf-8", "replace"))
         return (255 if rc is None else rc), out, bytes(err)   # (out: decoded once by run, never copied)
 
     def _account(self, path: str, cpu: Optional[float], wall: float, run: bool = True) -> None:
@@ -337,6 +346,7 @@ class _Output:
         self.owner, self.shown, self.max_output, self.done = owner, shown, max_output, done
         self.out, self.err, self.tail = bytearray(), bytearray(), bytearray()
         self._chan = None
+        self.signal = ""   # the signal that ended the remote command (sshd's exit-signal), if one did
 
     def connection_made(self, chan) -> None:
         self._chan = chan
@@ -391,7 +401,7 @@ class _Output:
         pass
 
     def exit_signal_received(self, signal: str, core_dumped: bool, msg: str, lang: str) -> None:
-        pass
+        self.signal = signal
 
     def resume_writing(self) -> None:
         pass
