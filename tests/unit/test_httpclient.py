@@ -30,6 +30,23 @@ class Hostile(BaseHTTPRequestHandler):
                     time.sleep(0.2)
             except OSError:
                 pass
+        elif self.path in ("/drip-status", "/drip-headers"):   # the head itself a byte every 0.2 s
+            head = (b"HTTP/1.1 200 OK\r\n" + b"X-Drip: y\r\n" * 200) if self.path == "/drip-status" else None
+            try:
+                if head is None:              # a whole status line, then header lines for ever
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                    for i in range(200):
+                        self.wfile.write(b"X-Drip-%d: y\r\n" % i)
+                        self.wfile.flush()
+                        time.sleep(0.2)
+                else:
+                    for byte in head:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(0.2)
+            except OSError:
+                pass
+            self.close_connection = True
         elif self.path == "/huge":                # gigabytes, as fast as it can
             self.send_response(200)
             self.end_headers()
@@ -65,8 +82,10 @@ def hostile():
     yield from serving(Hostile)
 
 
-@pytest.mark.parametrize("path", ["/drip", "/silent"])
+@pytest.mark.parametrize("path", ["/drip", "/silent", "/drip-status", "/drip-headers"])
 def test_a_server_that_drips_or_stalls_is_cut_off_at_the_deadline(hostile, path):
+    """Every way a peer can approach the deadline: the body a byte at a time, nothing after the
+    headers, the status line a byte at a time, header lines for ever (issue 61, item 1)."""
     t0 = time.monotonic()
     with pytest.raises(httpclient.HTTPClientError) as e:
         httpclient.request(hostile + path, timeout=1.0)
