@@ -321,13 +321,18 @@ def test_every_problem_of_the_targets_at_once_and_a_good_one_is_valid(tmp_path):
     ("{d}/one.state", "{d}/./one.state"),
     ("{d}/one.state", "{d}/link/one.state"),
     ("TOP", "{d}/top.state"),
+    ("TOP", "{d}/link/top.state"),    # a target and the top level, by real path, either spelled
+    ("TOP", "{d}//top.state"),
+    ("TOP:{d}/link/top.state", "{d}/top.state"),
 ])
 def test_two_spellings_of_one_state_file_are_one_file(tmp_path, states):
     """Issue 57, item 5: d/one.state and d//one.state passed the check and, after a restart, one
     target counted 57 of 45 messages. A target that reuses the top level's file is refused too."""
     (tmp_path / "link").symlink_to(tmp_path)
     a, b = (s.format(d=tmp_path) for s in states)
-    top = f"tsm: {{state_file: {tmp_path}/top.state}}\n" if a == "TOP" else ""
+    top_file = a[4:] if a.startswith("TOP:") else f"{tmp_path}/top.state"
+    a = "TOP" if a.startswith("TOP") else a
+    top = f"tsm: {{state_file: {top_file}}}\n" if a == "TOP" else ""
     entries = [f"  - {{name: t{i}, source: 'ssh://u@h', tsm: {{state_file: {s}}}}}\n"
                for i, s in enumerate([b] if a == "TOP" else [a, b])]
     cfg = tmp_path / "c.yml"
