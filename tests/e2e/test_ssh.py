@@ -123,7 +123,7 @@ def test_probe_through_sshd_serves_what_the_system_source_serves(tmp_path, sshd,
         stop(proc)
         err = (cfg.parent / "exporter.log").read_text()
     for c in ("vmstat", "vmstat_v", "vmstat_s", "memory", "process", "ldr_cntrl", "vmo", "aso", "splat", "tape", "tsm",
-              "tsm_server", "tsm_checklist", "tsm_storage"):
+              "tsm_server", "tsm_checklist", "tsm_storage", "errpt"):
         assert f'aix_exporter_collector_success{{collector="{c}"}} 1.0' in out, c
     assert "aix_exporter_probe_success 1.0" in out
     # the checklist over SSH through the wrapper's table (issue 59): a drive, its path and device
@@ -308,17 +308,22 @@ def test_a_hung_command_and_its_children_end_on_the_lpar_with_the_channel(tmp_pa
 
 
 def _running(path: str) -> list:
-    """PIDs of the processes on this host (the "LPAR") whose command line names ``path``."""
+    """PIDs of the instances of ``path`` running on this host (the "LPAR"): the processes whose
+    command line names it, less those whose parent is one of them. A shell script's child is
+    a copy of it between fork and exec (its command line still the script's, for a moment):
+    the stand-in's `sleep 1` each second would otherwise count as a second dsmadmc."""
     import os
-    out = []
+    found = {}
     for pid in os.listdir("/proc"):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if path.encode() in f.read():
-                    out.append(int(pid))
-        except (OSError, ValueError):
+                if path.encode() not in f.read():
+                    continue
+            with open(f"/proc/{pid}/stat") as f:
+                found[int(pid)] = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
             pass
-    return out
+    return [pid for pid, parent in found.items() if parent not in found]
 
 
 def test_a_dsmadmc_that_never_answers_never_darkens_the_lpar(tmp_path, sshd):
