@@ -172,6 +172,19 @@ def tsm_checklist():
     backup = [s("aix_tsm_db_last_backup_timestamp_seconds", "", const(0, 1600))]
     out.append(case("the last backup 1561 minutes ago", "AixTsmDatabaseBackupOverdue", backup, True, "1561m"))
     out.append(case("the last backup 1559 minutes ago at most", "AixTsmDatabaseBackupOverdue", backup, False, "1559m"))
+    # errptWindow 1h (no for): a cleaning request 59 minutes ago fires, one 61 minutes ago does not
+    # (the counter steps from 0 to 1 at minute 1 and stays: increase over 1h sees it until minute 61)
+    cleaning = [s("aix_errpt_entries_total", 'label="TAPE_ERR6",class="H",type="TEMP",resource="rmt3"',
+                  f"0 {const(1, 299)}")]
+    out.append(case("TAPE_ERR6 59 minutes ago", "AixTapeDriveNeedsCleaning", cleaning, True, "60m"))
+    out.append(quiet_after("TAPE_ERR6 63 minutes ago", "AixTapeDriveNeedsCleaning", cleaning, "64m", "1m"))
+    perm = [s("aix_errpt_entries_total", 'label="TAPE_ERR1",class="H",type="PERM",resource="rmt5"', f"0 {const(1, 299)}")]
+    out.append(case("TAPE_ERR1 59 minutes ago", "AixTapeDriveHardwareError", perm, True, "60m"))
+    out.append(quiet_after("TAPE_ERR1 63 minutes ago", "AixTapeDriveHardwareError", perm, "64m", "1m"))
+    temp = [s("aix_errpt_entries_total", 'label="TAPE_ERR2",class="H",type="TEMP",resource="rmt5"', f"0 {const(1, 299)}")]
+    out.append(case("a temporary tape error is no hardware error", "AixTapeDriveHardwareError", temp, False, "30m"))
+    disk = [s("aix_errpt_entries_total", 'label="DISK_ERR4",class="H",type="PERM",resource="hdisk0"', f"0 {const(1, 299)}")]
+    out.append(case("a disk's permanent error is not a tape drive's", "AixTapeDriveHardwareError", disk, False, "30m"))
     # tsmPoolFullRatio 0.90 (for 15m): a pool 92 % full fires, 88 % and exactly 90 % stay quiet
     for used, fire in ((0.92, True), (0.88, False), (0.90, False)):
         out.append(case(f"a storage pool {used:.0%} full", "AixTsmStoragePoolFull",
