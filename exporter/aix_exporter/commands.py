@@ -147,6 +147,9 @@ TABLE = (
             "(password on stdin; background, every tsm.checklist_interval_seconds)",
             argv=_dsmadmc("-comma", "select " + ",".join(tsm_log.COLUMNS) + " from log"), fetch="dsmadmc",
             background=True),
+    Command("errpt", "errpt -a", "the error log's entries in detail: label, class, type, resource, sequence",
+            "/usr/bin/errpt -a (background, every errpt.interval_seconds)",
+            argv=lambda s: ["/usr/bin/errpt", "-a"], background=True),
     Command("tsm_stgpools", "dsmadmc select from stgpools", "the server's storage pools: capacity and use",
             "dsmadmc -id=ADMIN -dataonly=yes -comma \"select DEVCLASS,...,USED_CLOUD_SPACE_MB from stgpools\" "
             "(password on stdin; background, every tsm.checklist_interval_seconds)",

@@ -79,6 +79,12 @@ class TsmSettings:
 
 
 @dataclass
+class ErrptSettings:
+    # the error log (collector errpt): errpt -a once an interval, in the background
+    interval_seconds: int = 300
+
+
+@dataclass
 class SshSettings:
     """How to reach LPARs over SSH (--source ssh://USER@HOST[:PORT] and ssh targets)."""
     key_file: Optional[str] = None      # private key; refused when others can read it
@@ -114,6 +120,7 @@ class Settings:
     process: ProcessSettings = field(default_factory=ProcessSettings)
     splat: SplatSettings = field(default_factory=SplatSettings)
     tsm: TsmSettings = field(default_factory=TsmSettings)
+    errpt: ErrptSettings = field(default_factory=ErrptSettings)
     ssh: SshSettings = field(default_factory=SshSettings)
     probe: ProbeSettings = field(default_factory=ProbeSettings)
     targets: list = field(default_factory=list)   # [TargetSettings], built by _targets
@@ -156,7 +163,7 @@ BOUNDS = {
     "tape.interval_seconds": (1, 300), "tape.max_age_seconds": (1, 86400),
     "splat.trace_seconds": (1, 60), "splat.every_minutes": (1, 1440), "splat.top_n": (1, 1000),
     "splat.max_age_seconds": (1, 7 * 86400), "tsm.summary_hours": (1, 24 * 31),
-    "tsm.checklist_interval_seconds": (60, 86400),
+    "tsm.checklist_interval_seconds": (60, 86400), "errpt.interval_seconds": (60, 86400),
     "ssh.connect_timeout_seconds": (0.1, 120), "ssh.max_sessions": (1, 64), "probe.max_concurrent": (1, 1000),
     "ssh.output_budget_bytes": (1 << 20, 1 << 30),
 }

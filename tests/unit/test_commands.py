@@ -142,6 +142,7 @@ def test_each_commands_argv_with_the_settings_it_reads():
                                    "USABLE_PAGES,USED_DB_SPACE_MB,USED_PAGES,CURRENT_TIMESTAMP from db"],
         "tsm_log": dsm + ["-comma", "select FREE_SPACE_MB,TOTAL_SPACE_MB,USED_SPACE_MB,ARCHLOG_FREE_FS_MB,"
                                     "ARCHLOG_TOL_FS_MB,ARCHLOG_USED_FS_MB from log"],
+        "errpt": ["/usr/bin/errpt", "-a"],
         "tsm_stgpools": dsm + ["-comma", "select DEVCLASS,EST_CAPACITY_MB,LOCAL_EST_CAPACITY_MB,LOCAL_PCT_LOGICAL,"
                                          "LOCAL_PCT_UTILIZED,PCT_LOGICAL,PCT_UTILIZED,POOLTYPE,STGPOOL_NAME,STG_TYPE,"
                                          "TOTAL_CLOUD_SPACE_MB,USED_CLOUD_SPACE_MB from stgpools"],
@@ -155,7 +156,7 @@ def test_each_commands_argv_with_the_settings_it_reads():
         "vmstat": "run", "vmstat_v": "run", "vmstat_s": "run", "svmon_g": "run", "svmon_p": "processes",
         "ps_env": "per_process", "vmo": "run", "asoo": "run", "splat": "splat", "iostat_tape": "run", "tsm_actlog": "log",
         "tsm_processes": "dsmadmc", "tsm_sessions": "dsmadmc", "tsm_mounts": "dsmadmc", "tsm_summary": "dsmadmc",
-        "tsm_db": "dsmadmc", "tsm_log": "dsmadmc", "tsm_stgpools": "dsmadmc", "tsm_libvolumes": "dsmadmc",
+        "tsm_db": "dsmadmc", "tsm_log": "dsmadmc", "errpt": "run", "tsm_stgpools": "dsmadmc", "tsm_libvolumes": "dsmadmc",
         "tsm_drives": "dsmadmc", "tsm_paths": "dsmadmc"}
 
 
@@ -164,7 +165,7 @@ def test_the_commands_that_take_an_interval_and_how_long_they_run():
     s = Settings()
     s.vmstat.interval_seconds, s.tape.interval_seconds = 7, 9
     # (the checklist's queries run on their own schedule too: once every tsm.checklist_interval_seconds)
-    assert {c.key for c in TABLE if c.background} == {"vmstat", "splat", "iostat_tape", "tsm_db", "tsm_log",
+    assert {c.key for c in TABLE if c.background} == {"vmstat", "splat", "iostat_tape", "tsm_db", "tsm_log", "errpt",
                                                       "tsm_stgpools", "tsm_libvolumes", "tsm_drives", "tsm_paths"}
     assert {c.key: c.runs_for(s) for c in TABLE if c.runs_for} == {"vmstat": 14, "iostat_tape": 9}
 

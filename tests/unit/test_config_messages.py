@@ -82,7 +82,7 @@ CASES = [
     # an unknown key does not stop the keys after it from being checked
     ("colour: blue\ncommand_timeout_seconds: -1\n",
      ["F:1:9: colour: unknown key; known in the top level: command_timeout_seconds, command_root, vmstat, vmo, "
-      "tape, process, splat, tsm, ssh, probe, targets",
+      "tape, process, splat, tsm, errpt, ssh, probe, targets",
       "F:2:26: command_timeout_seconds: must be positive, got -1"]),
     # YAML: the problem and where it is, not pyyaml's context line
     ("vmstat: {interval_seconds: [1, 2}\n",

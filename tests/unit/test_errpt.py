@@ -57,3 +57,71 @@ def test_the_summary_and_the_template_rows():
     templates = errpt.parse_templates("4865FA9B TAPE_ERR1           PERM H  TAPE OPERATION ERROR\n")
     assert [(t.identifier, t.label, t.error_type, t.error_class) for t in templates] == [
         ("4865FA9B", "TAPE_ERR1", "PERM", "H")]
+
+
+# -- the collector: each entry counted once, by its sequence number --------------------------------
+def report(*entries):
+    """A Report of (sequence, label, resource) entries, newest first as errpt prints them."""
+    return errpt.Report(entries=[errpt.Entry(label=label, identifier="0000E6E6", time=dt.datetime(2026, 11, 24, 3, s % 60),
+                                             zone="UTC", sequence=s, error_class="H", error_type="TEMP", resource=res,
+                                             resource_class="tape", description="x")
+                                 for s, label, res in sorted(entries, reverse=True)])
+
+
+def counted(c):
+    from tests.unit.helpers import samples
+    m = samples(c.families(report()))
+    return ({dict(k[1])["label"] + "@" + dict(k[1])["resource"]: v for k, v in m.items()
+             if k[0] == "aix_errpt_entries_total"}, m[("aix_errpt_entries_lost_total", ())])
+
+
+def collector():
+    from aix_exporter.collectors.errpt import ErrptCollector
+    from aix_exporter.config import Settings
+    return ErrptCollector(Settings())
+
+
+def test_the_first_read_is_history_and_each_later_entry_is_counted_once():
+    c = collector()
+    c.count(report((1040, "ERRLOG_ON", "errdemon"), (1041, "TAPE_ERR1", "rmt5")))
+    assert counted(c) == ({"ERRLOG_ON@errdemon": 0, "TAPE_ERR1@rmt5": 0}, 0)   # history is not news: at 0
+    c.count(report((1040, "ERRLOG_ON", "errdemon"), (1041, "TAPE_ERR1", "rmt5"), (1042, "TAPE_ERR6", "rmt3")))
+    c.count(report((1041, "TAPE_ERR1", "rmt5"), (1042, "TAPE_ERR6", "rmt3"), (1043, "TAPE_ERR6", "rmt3")))
+    c.count(report((1042, "TAPE_ERR6", "rmt3"), (1043, "TAPE_ERR6", "rmt3")))   # nothing new: nothing counted
+    assert counted(c) == ({"ERRLOG_ON@errdemon": 0, "TAPE_ERR1@rmt5": 0, "TAPE_ERR6@rmt3": 2}, 0)
+
+
+def test_entries_that_left_a_wrapped_log_unread_are_counted_lost():
+    c = collector()
+    c.count(report((10, "A", "rmt0")))
+    c.count(report((15, "B", "rmt1"), (16, "B", "rmt1")))   # 11-14 left the log before they were read
+    assert counted(c) == ({"A@rmt0": 0, "B@rmt1": 2}, 4)
+
+
+def test_a_cleared_log_that_starts_again_is_counted_as_new():
+    c = collector()
+    c.count(report((500, "A", "rmt0")))
+    c.count(report((1, "ERRLOG_ON", "errdemon"), (2, "TAPE_ERR6", "rmt3")))   # errclear, then two entries
+    assert counted(c) == ({"A@rmt0": 0, "ERRLOG_ON@errdemon": 1, "TAPE_ERR6@rmt3": 1}, 0)
+    c.count(report((1, "ERRLOG_ON", "errdemon"), (2, "TAPE_ERR6", "rmt3"), (3, "TAPE_ERR6", "rmt3")))
+    assert counted(c) == ({"A@rmt0": 0, "ERRLOG_ON@errdemon": 1, "TAPE_ERR6@rmt3": 2}, 0)
+
+
+def test_the_collector_over_a_simulated_lpar_with_a_drive_that_needs_cleaning():
+    """The checklist-trouble scenario's offline drive rmt8: a media error at 10 min, then
+    TAPE_ERR6 every 20 minutes; read at 15 and at 65 minutes: the three cleaning requests between
+    are counted, the history before the first read is not; the newest entry's time per resource
+    class, to the second errpt prints."""
+    from aix_exporter.sources.simulate import SimulatedSource
+    from tests.unit.helpers import samples
+    c, src = collector(), SimulatedSource("checklist-trouble?seed=1")
+    src.set_time(900.0)
+    c.collect(src)
+    src.set_time(3900.0)
+    m = samples(c.collect(src))
+    assert {k[1]: v for k, v in m.items() if k[0] == "aix_errpt_entries_total"} == {
+        (("class", "O"), ("label", "ERRLOG_ON"), ("resource", "errdemon"), ("type", "TEMP")): 0,
+        (("class", "H"), ("label", "TAPE_ERR1"), ("resource", "rmt8"), ("type", "PERM")): 0,
+        (("class", "H"), ("label", "TAPE_ERR6"), ("resource", "rmt8"), ("type", "TEMP")): 3}
+    assert m[("aix_errpt_last_entry_timestamp_seconds", (("resource_class", "tape"),))] == int(src.epoch(3600.0))
+    assert m[("aix_errpt_last_entry_timestamp_seconds", (("resource_class", "none"),))] == int(src.epoch(-3600.0))

@@ -36,8 +36,8 @@ def test_each_command_prints_its_replay_file_for_the_tables_argv(replay, tmp_pat
     s = settings()
     written = standin.write(str(replay), str(tmp_path), s)
     assert sorted(os.path.relpath(p, tmp_path) for p in written) == [
-        "usr/bin/dsmadmc", "usr/bin/iostat", "usr/bin/ps", "usr/bin/svmon", "usr/bin/vmstat", "usr/sbin/asoo",
-        "usr/sbin/vmo"]
+        "usr/bin/dsmadmc", "usr/bin/errpt", "usr/bin/iostat", "usr/bin/ps", "usr/bin/svmon", "usr/bin/vmstat",
+        "usr/sbin/asoo", "usr/sbin/vmo"]
     for p in written:
         assert stat.S_IMODE(os.stat(p).st_mode) == 0o750
     for cmd in TABLE:
@@ -84,8 +84,8 @@ def test_the_command_line_writes_and_lists_the_scripts(replay, tmp_path, capsys)
     cfg.write_text("vmstat:\n  interval_seconds: 9\n")
     assert standin.main([str(replay), str(tmp_path / "out"), "--config.file", str(cfg)]) == 0
     assert sorted(capsys.readouterr().out.split()) == sorted(
-        str(tmp_path / "out" / p) for p in ("usr/bin/iostat", "usr/bin/ps", "usr/bin/svmon", "usr/bin/vmstat",
-                                            "usr/sbin/asoo", "usr/sbin/vmo"))
+        str(tmp_path / "out" / p) for p in ("usr/bin/errpt", "usr/bin/iostat", "usr/bin/ps", "usr/bin/svmon",
+                                            "usr/bin/vmstat", "usr/sbin/asoo", "usr/sbin/vmo"))
     assert run(tmp_path / "out", ["/usr/bin/vmstat", "-w", "-l", "9", "2"]).returncode == 0
 
 

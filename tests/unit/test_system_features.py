@@ -116,7 +116,7 @@ def test_without_psutil_the_cpu_collector_is_left_out_and_says_what_is_missing(m
     with caplog.at_level(logging.WARNING):
         names = [c.name for c in cli.selected_collectors(args, Settings(), Src())]
     # every other default collector is still chosen, those after cpu too
-    assert names == ["vmstat", "memory", "vmo", "aso", "vmstat_v", "vmstat_s", "process", "ldr_cntrl", "tape"]
+    assert names == ["vmstat", "memory", "vmo", "aso", "vmstat_v", "vmstat_s", "process", "ldr_cntrl", "tape", "errpt"]
     msgs = [r.getMessage() for r in caplog.records if "psutil" in r.getMessage()]
     assert msgs == ["msg=collector disabled: the Python module psutil is not installed, so aix_cpu_seconds_total "
                     "is not exported (AIX Toolbox: dnf install python3-psutil) collector=cpu"]

@@ -49,7 +49,7 @@ def test_each_command_runs_with_its_timeout_and_interval():
         (["/usr/bin/vmstat", "-w", "-l", "7", "2"], 10 + 14), (["/usr/bin/iostat", "-p", "3", "2"], 10 + 3),
         (["/usr/bin/svmon", "-G"], 10), (["/usr/bin/ps", "-e", "-o", "pid=", "-o", "comm="], 10),
         (["/usr/bin/svmon", "-P", "101", "202"], 10)]
-    assert src.slow_keys == frozenset({"vmstat", "splat", "iostat_tape", "tsm_db", "tsm_log", "tsm_stgpools",
+    assert src.slow_keys == frozenset({"vmstat", "splat", "iostat_tape", "tsm_db", "tsm_log", "errpt", "tsm_stgpools",
                                        "tsm_libvolumes", "tsm_drives", "tsm_paths"})
 
 

@@ -5,4 +5,4 @@ collector module registers it (``@register``); the imports below are the exposit
 """
 from .base import Collector, Families, register, registry  # noqa: F401
 
-from . import vmstat, memory, vmo, aso, vmstat_v, vmstat_s, cpu, process, ldr_cntrl, splat, tape, tsm, tsm_server, tsm_checklist  # noqa: E402,F401,E501
+from . import vmstat, memory, vmo, aso, vmstat_v, vmstat_s, cpu, process, ldr_cntrl, splat, tape, tsm, tsm_server, tsm_checklist, errpt  # noqa: E402,F401,E501

@@ -492,6 +492,37 @@ def tsm_paths(s: State, trouble: bool) -> str:
     return "\n".join(rows) + "\n"
 
 
+# The error log (errpt -a): errdemon's start an hour before the scenario, then, for a checklist
+# in trouble, its offline drive's errors: a media error 10 minutes in, then "needs cleaning"
+# every 20 minutes. Newest first, as errpt prints them.
+ERRPT_RULE = "-" * 75
+
+
+def _errpt_entry(label: str, ident: str, epoch: float, seq: int, cls: str, kind: str, resource: str, rclass: str,
+                 description: str) -> str:
+    when = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(epoch))
+    lines = [ERRPT_RULE, f"LABEL:          {label}", f"IDENTIFIER:     {ident}", "", f"Date/Time:       {when}",
+             f"Sequence Number: {seq}", "Machine Id:      00C8D4F54C00", f"Node Id:         {SERVER.lower()}",
+             f"Class:           {cls}", f"Type:            {kind}", "WPAR:            Global",
+             f"Resource Name:   {resource:<16}"]
+    if rclass:
+        lines += [f"Resource Class:  {rclass}", "Resource Type:   3580"]
+    return "\n".join(lines + ["", "Description", description, "", "Probable Causes", "UNDETERMINED", ""])
+
+
+def errpt(s: State, epoch0: float, trouble: bool) -> str:
+    entries = [(-3600.0, "ERRLOG_ON", "9DBCFDEE", "O", "TEMP", "errdemon", "", "ERROR LOGGING TURNED ON")]
+    if trouble:
+        rmt = f"rmt{len(s.drives)}"
+        entries.append((600.0, "TAPE_ERR1", "4865FA9B", "H", "PERM", rmt, "tape", "TAPE OPERATION ERROR"))
+        entries += [(1200.0 * k, "TAPE_ERR6", "0000E6E6", "H", "TEMP", rmt, "tape", "TAPE DRIVE NEEDS CLEANING")
+                    for k in range(1, int(s.t // 1200.0) + 1)]
+    entries = sorted((e for e in entries if e[0] <= s.t), key=lambda e: e[0])
+    text = [_errpt_entry(label, ident, epoch0 + at, 1000 + i, cls, kind, res, rc, desc)
+            for i, (at, label, ident, cls, kind, res, rc, desc) in enumerate(entries)]
+    return "\n".join(reversed(text)) + "\n"
+
+
 # -- one renderer per command key (the keys of the package's command table) ---------------
 class ProcessDown(Exception):
     """The monitored server is not running: a per-process command has nothing to report."""
@@ -531,6 +562,7 @@ RENDERERS = {
     "tsm_summary": lambda c: tsm_summary(c.model, c.state),
     "tsm_db": lambda c: tsm_db(_running(c), c.epoch0, c.model.sc.checklist_trouble),   # (stopped: no data)
     "tsm_log": lambda c: tsm_log(_running(c)),
+    "errpt": lambda c: errpt(c.state, c.epoch0, c.model.sc.checklist_trouble),
     "tsm_stgpools": lambda c: tsm_stgpools(_running(c), c.model.sc.checklist_trouble),
     "tsm_libvolumes": lambda c: tsm_libvolumes(_running(c), c.model.sc.checklist_trouble),
     "tsm_drives": lambda c: tsm_drives(_running(c), c.model.sc.checklist_trouble),
