@@ -75,6 +75,16 @@ def _dsmadmc(*query):
 _NO_MATCH = r"\bANR2034E\b"   # a query that matches nothing: dsmadmc exits 11 with this message
 
 
+def _checklist(key: str, table: str, description: str, shown: str, columns: tuple, rest: str = "") -> "Command":
+    """A row of the checklist's selects of several rows (a pool, a drive, a path each): the
+    parser's columns, none an answer (ANR2034E), in the background once an interval."""
+    return Command(key, f"dsmadmc select from {table}", description,
+                   f"dsmadmc -id=ADMIN -dataonly=yes -comma \"select {shown} from {table}{rest}\" (password on "
+                   "stdin; background, every tsm.checklist_interval_seconds)",
+                   argv=_dsmadmc("-comma", "select " + ",".join(columns) + f" from {table}{rest}"), fetch="dsmadmc",
+                   exit_ok_if=_NO_MATCH, background=True)
+
+
 def _vmo(s) -> list:
     argv = ["/usr/sbin/vmo"]
     for t in s.vmo.tunables:
@@ -150,29 +160,15 @@ TABLE = (
     Command("errpt", "errpt -a", "the error log's entries in detail: label, class, type, resource, sequence",
             "/usr/bin/errpt -a (background, every errpt.interval_seconds)",
             argv=lambda s: ["/usr/bin/errpt", "-a"], background=True),
-    Command("tsm_stgpools", "dsmadmc select from stgpools", "the server's storage pools: capacity and use",
-            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select DEVCLASS,...,USED_CLOUD_SPACE_MB from stgpools\" "
-            "(password on stdin; background, every tsm.checklist_interval_seconds)",
-            argv=_dsmadmc("-comma", "select " + ",".join(tsm_stgpools.COLUMNS) + " from stgpools"), fetch="dsmadmc",
-            exit_ok_if=_NO_MATCH, background=True),
-    Command("tsm_libvolumes", "dsmadmc select from libvolumes", "the library's volumes counted by status (scratch)",
-            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select MEDIATYPE,STATUS,LIBRARY_NAME,COUNT(*) from libvolumes "
-            "group by (MEDIATYPE,STATUS,LIBRARY_NAME)\" (password on stdin; background, every "
-            "tsm.checklist_interval_seconds)",
-            argv=_dsmadmc("-comma", "select " + ",".join(tsm_libvolumes.COLUMNS) + " from libvolumes group by ("
-                          + ",".join(tsm_libvolumes.COLUMNS[:3]) + ")"), fetch="dsmadmc",
-            exit_ok_if=_NO_MATCH, background=True),
-    Command("tsm_drives", "dsmadmc select from drives", "the server's drives: online or not, state, volume",
-            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select LIBRARY_NAME,DRIVE_NAME,ONLINE,DRIVE_STATE,VOLUME_NAME "
-            "from drives\" (password on stdin; background, every tsm.checklist_interval_seconds)",
-            argv=_dsmadmc("-comma", "select " + ",".join(tsm_drives.COLUMNS) + " from drives"), fetch="dsmadmc",
-            exit_ok_if=_NO_MATCH, background=True),
-    Command("tsm_paths", "dsmadmc select from paths", "the paths to the drives and libraries: online or not, device",
-            "dsmadmc -id=ADMIN -dataonly=yes -comma \"select SOURCE_NAME,DESTINATION_NAME,DESTINATION_TYPE,"
-            "LIBRARY_NAME,DEVICE,ONLINE from paths\" (password on stdin; background, every "
-            "tsm.checklist_interval_seconds)",
-            argv=_dsmadmc("-comma", "select " + ",".join(tsm_paths.COLUMNS) + " from paths"), fetch="dsmadmc",
-            exit_ok_if=_NO_MATCH, background=True),
+    _checklist("tsm_stgpools", "stgpools", "the server's storage pools: capacity and use",
+               "DEVCLASS,...,USED_CLOUD_SPACE_MB", tsm_stgpools.COLUMNS),
+    _checklist("tsm_libvolumes", "libvolumes", "the library's volumes counted by status (scratch)",
+               ",".join(tsm_libvolumes.COLUMNS), tsm_libvolumes.COLUMNS,
+               " group by (" + ",".join(tsm_libvolumes.COLUMNS[:3]) + ")"),
+    _checklist("tsm_drives", "drives", "the server's drives: online or not, state, volume",
+               ",".join(tsm_drives.COLUMNS), tsm_drives.COLUMNS),
+    _checklist("tsm_paths", "paths", "the paths to the drives and libraries: online or not, device",
+               ",".join(tsm_paths.COLUMNS), tsm_paths.COLUMNS),
 )
 COMMANDS = {c.key: c for c in TABLE}
 

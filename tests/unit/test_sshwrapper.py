@@ -309,16 +309,23 @@ def _ran(commands):
     return f.read_text().split() if f.exists() else []
 
 
+def _first_session(argv, commands, tmp_path):
+    """The wrapper running ``argv`` as a session that stays open (its standard output a pipe),
+    once its dsmadmc has started."""
+    e = {"PATH": "/usr/bin:/bin", "SSH_ORIGINAL_COMMAND": shlex.join([*ENV_PREFIX, *argv])}
+    first = subprocess.Popen(["/usr/bin/perl", str(WRAPPER), "--root", str(commands), "--lock", str(tmp_path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=e)
+    assert _until(lambda: len(_ran(commands)) == 1), "the first dsmadmc never started"
+    return first
+
+
 def test_one_dsmadmc_at_a_time_on_the_lpar_whichever_session_sends_it(commands, tmp_path):
     """Issue 57, item 2, on the LPAR's side: while one dsmadmc runs (hung), a second waits for
     it within its own limit and is then refused without starting; the table's other commands
     run meanwhile; once the first session is gone, the next dsmadmc runs."""
     argv = _dsmadmc(commands)
-    e = {"PATH": "/usr/bin:/bin", "SSH_ORIGINAL_COMMAND": shlex.join([*ENV_PREFIX, *argv])}
-    first = subprocess.Popen(["/usr/bin/perl", str(WRAPPER), "--root", str(commands), "--lock", str(tmp_path)],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=e)
+    first = _first_session(argv, commands, tmp_path)
     try:
-        assert _until(lambda: len(_ran(commands)) == 1), "the first dsmadmc never started"
         second = wrap(argv, "--root", str(commands), "--lock", str(tmp_path), "--timeout", "1")
         assert second.returncode == 126
         assert second.stderr == (f"aix-exporter-ssh-wrapper: refused: {argv[0]}: another one of this user still "
@@ -343,11 +350,8 @@ def test_a_second_dsmadmc_runs_as_soon_as_the_first_ends_within_its_limit(comman
     import threading
     argv = _dsmadmc(commands)
     threading.Timer(1.0, (commands / "hang").unlink).start()   # the first answers after 1 s
-    e = {"PATH": "/usr/bin:/bin", "SSH_ORIGINAL_COMMAND": shlex.join([*ENV_PREFIX, *argv])}
-    first = subprocess.Popen(["/usr/bin/perl", str(WRAPPER), "--root", str(commands), "--lock", str(tmp_path)],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=e)
+    first = _first_session(argv, commands, tmp_path)
     try:
-        assert _until(lambda: len(_ran(commands)) == 1), "the first dsmadmc never started"
         second = wrap(argv, "--root", str(commands), "--lock", str(tmp_path), "--timeout", "20")
         assert (second.returncode, second.stdout) == (0, "answered\n"), second.stderr
         assert first.wait(10) == 0 and first.stdout.read() == b"answered\n"

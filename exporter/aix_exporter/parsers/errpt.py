@@ -169,14 +169,24 @@ class SummaryRow:
 _SUMMARY_RE = re.compile(r"^([0-9A-F]{8}) +(\d{10}) ([A-Z]) ([A-Z]) (\S+) +(.*?)\s*$")
 
 
+def _rows(text: str, command: str, row_re, heading: tuple, form: str) -> list:
+    """(line number, line, match) of each row of a report with one row a line and an optional
+    heading line (its first two words ``heading``)."""
+    out = []
+    for no, line in enumerate(text_lines(text, command), 1):
+        if not line.strip() or tuple(line.split()[:2]) == heading:
+            continue
+        m = row_re.match(line)
+        if not m:
+            raise ParseError(f"{command}: not a {form} row", no, line)
+        out.append((no, line, m))
+    return out
+
+
 def parse_summary(text: str) -> list:
     out = []
-    for no, line in enumerate(text_lines(text, "errpt"), 1):
-        if not line.strip() or (no == 1 and line.split()[:2] == ["IDENTIFIER", "TIMESTAMP"]):
-            continue
-        m = _SUMMARY_RE.match(line)
-        if not m:
-            raise ParseError("errpt: not a summary row (IDENTIFIER TIMESTAMP T C RESOURCE_NAME DESCRIPTION)", no, line)
+    for no, line, m in _rows(text, "errpt", _SUMMARY_RE, ("IDENTIFIER", "TIMESTAMP"),
+                             "summary (IDENTIFIER TIMESTAMP T C RESOURCE_NAME DESCRIPTION)"):
         stamp = m.group(2)
         try:
             when = dt.datetime(2000 + int(stamp[8:]), int(stamp[:2]), int(stamp[2:4]), int(stamp[4:6]), int(stamp[6:8]))
@@ -199,15 +209,8 @@ _TEMPLATE_RE = re.compile(r"^([0-9A-F]{8}) +([A-Z0-9_]+) +(PERM|TEMP|PERF|PEND|I
 
 
 def parse_templates(text: str) -> list:
-    out = []
-    for no, line in enumerate(text_lines(text, "errpt -t"), 1):
-        if not line.strip() or line.split()[:2] == ["Id", "Label"]:
-            continue
-        m = _TEMPLATE_RE.match(line)
-        if not m:
-            raise ParseError("errpt -t: not a template row (Id Label Type Class Description)", no, line)
-        out.append(Template(*m.groups()))
-    return out
+    return [Template(*m.groups()) for _, _, m in _rows(text, "errpt -t", _TEMPLATE_RE, ("Id", "Label"),
+                                                        "template (Id Label Type Class Description)")]
 
 
 def newest(entries: list) -> Optional[Entry]:
