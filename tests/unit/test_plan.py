@@ -344,6 +344,31 @@ def test_the_regime_as_the_recording_rule_decides_it(split, ldr, regime):
     assert f.regime == regime
 
 
+def test_the_plan_reads_every_ldr_cntrl_case_of_the_rules_tests_as_the_recording_rule_does():
+    """Issue 61, item 5: each LDR_CNTRL spelling the promtool cases give aix:regime_page_size:bytes
+    (alerts/tests/aix-rules.test.yml: Y, y, M, m, 64K, 64k, and 64KB and N, which are neither) is
+    read by the plan to the regime the rule gives it."""
+    import re
+    import yaml
+    from tests.conftest import ROOT
+    doc = yaml.safe_load((ROOT / "alerts" / "tests" / "aix-rules.test.yml").read_text())
+    case = next(t for t in doc["tests"] if any("ldr64:10990" in i["series"] for i in t["input_series"]))
+    labels = {}
+    for i in case["input_series"]:
+        m = re.match(r'aix_process_ldr_cntrl_info\{(.*)\}$', i["series"])
+        if m:
+            got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+            labels[got["instance"]] = got
+    expected = {re.search(r'instance="([^"]+)"', e["labels"]).group(1): e["value"]
+                for t in case["promql_expr_test"] if t["expr"] == "aix:regime_page_size:bytes" for e in t["exp_samples"]}
+    sizes = {"4K": 4096, "64K": 65536, "16M": 16777216}
+    read = {inst: sizes[facts(processes=[Process("dsmserv", "9", "N", 8.0, large_page_data=v["large_page_data"],
+                                                 datapsize=v["datapsize"])]).regime]
+            for inst, v in labels.items()}
+    assert len(read) == 9   # (ldr64, ldr16, ldr4 and the six spellings)
+    assert read == {inst: expected[inst] for inst in read}
+
+
 def test_the_estimates_from_4k_are_the_models_three_regimes():
     p = plan.judge(facts())
     assert [(s.regime, s.now) for s in p.steps] == [("4K", True), ("64K", False), ("16M", False)]
