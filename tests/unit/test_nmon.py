@@ -273,6 +273,26 @@ def test_several_daily_files_of_one_lpar_make_one_series_in_time_order(tmp_path)
     assert {v for t, v in user if t < day1 + 86400} == {0.03} and {v for t, v in user if t >= day1 + 86400} == {0.28}
 
 
+def test_event_counters_run_on_across_the_daily_files_of_one_lpar(tmp_path):
+    """Issue 61, item 8: nmon records MEMPAGES event counts per interval; the import makes them
+    one running counter per LPAR, which must go on from day 1's last sum into day 2 (a sum that
+    started again at each file would fall at midnight: a counter reset that rate() reads as a
+    restart, and increase() over the day boundary would lose day 1's tail). tsmnm02's two days:
+    2 faults, 1 page-in and 1 page-out a snapshot on day 1; 3 faults, 2 page-outs, 1 paging-space
+    page-in and page-out on day 2, 24 hourly snapshots each, given day 2 first."""
+    out = tmp_path / "h.om"
+    run_import("nmon", [str(FIXTURES / "nmon" / "tsmnm02-day2-events.nmon"),
+                        str(FIXTURES / "nmon" / "tsmnm02-day1-events.nmon")], str(out), tz="UTC")
+    m = om_samples(out)
+
+    def values(metric):
+        return [v for _, v in m[f'{metric}{{instance="tsmnm02:10990",job="aix",psize="16M"}}']]
+    assert values("aix_memory_page_faults_total") == [2 * h for h in range(1, 25)] + [48 + 3 * h for h in range(1, 25)]
+    assert values("aix_memory_page_ins_total") == list(range(1, 25)) + [24] * 24
+    assert values("aix_memory_page_outs_total") == list(range(1, 25)) + [24 + 2 * h for h in range(1, 25)]
+    assert values("aix_memory_paging_space_page_outs_total") == [0] * 24 + list(range(1, 25))
+
+
 def test_a_directory_given_as_a_recording_says_to_name_its_files(tmp_path):
     """Issue 58, item 7: `import nmon DIR` said 'a pipe or device' of a directory."""
     import subprocess
