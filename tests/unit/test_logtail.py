@@ -26,12 +26,33 @@ class HelperHere(remotelog.RemoteFiles):
         return logtail.time.time()
 
 
-@pytest.fixture(autouse=True, params=["local", "remote"])
+class HelperBehind(remotelog.RemoteFiles):
+    """An LPAR whose clock is an hour behind this host's (issue 61, item 7): the helper's answers
+    as that host gives them, its time and its files' modification times an hour earlier, read
+    through the remote tail's own clock (RemoteClock), not the tests'."""
+    SKEW = -3600.0
+
+    def _op(self, *args: str) -> str:
+        out = super()._op(*args)
+        if args[0] == "time":
+            return f"{float(out) + self.SKEW:.6f}"
+        if args[0] == "stat":
+            ino, size, mtime = out.split()
+            return f"{ino} {size} {float(mtime) + self.SKEW:.6f}"
+        return out
+
+
+@pytest.fixture(autouse=True, params=["local", "remote", "remote-an-hour-behind"])
 def files(request, monkeypatch):
-    if request.param == "remote":
+    if request.param.startswith("remote"):
         if "cannot_be_mapped" in request.node.name:
             pytest.skip("a file that cannot be mapped is a local case (the helper reads, it does not map)")
-        helper = HelperHere(lambda argv, timeout: system.run(argv, timeout), 30)
+        if request.param == "remote":
+            helper = HelperHere(lambda argv, timeout: system.run(argv, timeout), 30)
+        else:
+            if "clock" in request.fixturenames:
+                pytest.skip("a test that fixes this host's time compares positions in it: the LPAR's differ")
+            helper = HelperBehind(lambda argv, timeout: system.run(argv, timeout), 30)
         monkeypatch.setattr(logtail, "tail", functools.partial(logtail.tail, fs=helper))
     return request.param
 
