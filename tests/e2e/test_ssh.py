@@ -488,6 +488,23 @@ def test_a_command_killed_by_a_signal_is_a_failure_with_its_partial_output_never
     assert e.value.output == "partial"
 
 
+def test_a_table_command_killed_by_a_signal_under_the_wrapper_is_a_failure_never_an_answer(tmp_path, sshd):
+    """Issue 61, item 1 (a wrapper child that dies of a signal): svmon prints half its answer and
+    is killed; the wrapper reports 128 + 9 as its exit status, and the exporter takes it as a
+    failure with the partial output kept for the message, never as svmon's answer."""
+    from aix_exporter.sources import CommandFailed
+    lpar(tmp_path, sshd)
+    forced_wrapper(sshd)
+    svmon = sshd.dir / "root" / "usr" / "bin" / "svmon"
+    svmon.write_text("#!/bin/sh\nprintf 'Unit: page\\n'\nkill -9 $$\n")
+    svmon.chmod(0o755)
+    src = connect(sshd)
+    with pytest.raises(CommandFailed) as e:
+        src.runner.run([str(svmon), "-G"], 10)
+    assert str(e.value).startswith(f"{sshd.spec[6:]}: {svmon} -G: exit status 137"), str(e.value)
+    assert e.value.output == "Unit: page\n"
+
+
 def delayed_proxy(port: int, delay: float):
     """A TCP port that forwards to ``port`` after holding each new connection ``delay`` seconds
     (a slow network or a busy LPAR's sshd): returns (its port, close)."""
