@@ -46,13 +46,14 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optiona
     if not argv or not os.path.isabs(argv[0]):
         raise SourceError(f"command must have an absolute path: {argv!r}")
     shown = redact(argv)
+    started = time.monotonic()   # (before the spawn: under load the child runs before Popen returns)
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True,
                                 close_fds=True)
     except OSError as e:
         raise SourceError(f"{argv[0]}: {e.strerror}") from None
-    proc.started = time.monotonic()   # type: ignore[attr-defined]   # (for the command's wall time)
+    proc.started = started   # type: ignore[attr-defined]   # (for the command's wall time)
     with _running_lock:
         _running.add(proc)
     try:
