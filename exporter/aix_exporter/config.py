@@ -80,8 +80,11 @@ class TsmSettings:
 
 @dataclass
 class ErrptSettings:
-    # the error log (collector errpt): errpt -a once an interval, in the background
+    # the error log (collector errpt): errpt -a once an interval, in the background; the last
+    # entry counted and the counts kept in state_file across restarts (this host's LPAR only:
+    # a target's errpt position is kept in memory)
     interval_seconds: int = 300
+    state_file: Optional[str] = None
 
 
 @dataclass
@@ -197,19 +200,26 @@ def _targets(s: Settings, errors: list, collector_names=None) -> None:
         if t.tsm is not None:
             t.tsm = _build(TsmSettings, t.tsm, f"{where}.tsm", errors)
         built.append(t)
+    _one_owner_each(s, built, errors)
+    s.targets = built
+
+
+def _one_owner_each(s: Settings, built: list, errors: list) -> None:
     # a state file is one target's: two spellings of one real place (d/one.state, d//one.state, a
     # link) are one file, among the targets and with the top level's
     places: dict = {}
     if isinstance(s.tsm.state_file, str) and s.tsm.state_file:
         places.setdefault(os.path.realpath(s.tsm.state_file), []).append(f"tsm.state_file {s.tsm.state_file}")
+    if isinstance(s.errpt.state_file, str) and s.errpt.state_file:
+        places.setdefault(os.path.realpath(s.errpt.state_file), []).append(f"errpt.state_file {s.errpt.state_file}")
     for t in built:
         if isinstance(t.tsm, TsmSettings) and isinstance(t.tsm.state_file, str) and t.tsm.state_file:
             places.setdefault(os.path.realpath(t.tsm.state_file), []).append(f"{t.name}'s {t.tsm.state_file}")
     for real, users in sorted(places.items()):
         if len(users) > 1:
-            errors.append(("targets", f"targets: tsm.state_file {real} is used twice ({', '.join(users)}): each "
-                                      "target keeps its own log position"))
-    s.targets = built
+            what = "the state file" if any(u.startswith("errpt.") for u in users) else "tsm.state_file"
+            errors.append(("targets", f"targets: {what} {real} is used twice ({', '.join(users)}): each "
+                                      "target and each log keeps its own position"))
 
 
 def target_settings(s: Settings, t: TargetSettings) -> Settings:
@@ -217,8 +227,10 @@ def target_settings(s: Settings, t: TargetSettings) -> Settings:
     section (none: the TSM collectors are not configured for it; a log position, a password
     file and an admin id are one server's, never shared by targets)."""
     import copy
+    import dataclasses
     out = copy.copy(s)
     out.tsm = t.tsm if isinstance(t.tsm, TsmSettings) else TsmSettings()
+    out.errpt = dataclasses.replace(s.errpt, state_file=None)   # (the top level's file is its own LPAR's)
     out.targets = []
     return out
 MAX_CONFIG_BYTES = 1 << 20
@@ -334,7 +346,8 @@ def problems(s: Settings) -> list:  # noqa: C901 (issue 46: too complex today, m
     for where, v in (("splat.work_dir", s.splat.work_dir), ("command_root", s.command_root),
                      ("tsm.password_file", s.tsm.password_file), ("tsm.dsmadmc_binary", s.tsm.dsmadmc_binary),
                      ("splat.report_dir", s.splat.report_dir), ("tsm.actlog_file", s.tsm.actlog_file),
-                     ("tsm.state_file", s.tsm.state_file), ("ssh.key_file", s.ssh.key_file),
+                     ("tsm.state_file", s.tsm.state_file), ("errpt.state_file", s.errpt.state_file),
+                     ("ssh.key_file", s.ssh.key_file),
                      ("ssh.known_hosts", s.ssh.known_hosts)):
         if v is not None and (not isinstance(v, str) or not v.startswith("/")):
             add(where, "must be an absolute path")
@@ -381,17 +394,25 @@ def password_mode_problem(path: str, mode: int) -> Optional[str]:
     return None
 
 
+def _state_file_problems(s: Settings) -> list:
+    """A state file that is somebody else's (at start only its collector fails on it)."""
+    from .statefile import ERRPT, TSM, foreign
+    out = []
+    for where, path, kind in (("tsm.state_file", s.tsm.state_file, TSM), ("errpt.state_file", s.errpt.state_file, ERRPT)):
+        if isinstance(path, str) and path.startswith("/"):
+            why = foreign(path, kind)
+            if why is not None:
+                out.append((where, f"{where}: {why}"))
+    return out
+
+
 def file_problems(s: Settings) -> list:
     """[(key path, message)] of what will make a collector fail at once on this machine, as
     this user: files and directories that are missing or unreadable, a password file others
     can read, features that need root. --check-config reports them (the installers run it)."""
     out: list = []
     tsm, sp = s.tsm, s.splat
-    if isinstance(tsm.state_file, str) and tsm.state_file.startswith("/"):
-        from .statefile import foreign
-        why = foreign(tsm.state_file)   # (at start only the tsm collector fails on it)
-        if why is not None:
-            out.append(("tsm.state_file", f"tsm.state_file: {why}"))
+    out += _state_file_problems(s)
     if tsm.actlog_file:
         if not os.path.isfile(tsm.actlog_file):
             out.append(("tsm.actlog_file", f"{tsm.actlog_file}: no such file"))

@@ -1,5 +1,8 @@
-"""The TSM collector's state file: the activity-log position and the message counts, saved
-together after each read, so that a restarted exporter neither loses nor recounts a line.
+"""The collectors' state files, saved after each read so that a restarted exporter neither loses
+nor recounts a line: the TSM collector's (the activity-log position and the message counts:
+``TSM``, the default) and the errpt collector's (the last sequence number counted and the
+entry counts: ``ERRPT``). Each kind has its own ``kind`` field, its own validation and its own
+temporary files; the rules below are the same for both.
 
 * Ours only: a file is written only if it is absent or is one of ours (``kind``), an old state
   file of ours (only ``position``, ``counts``, ``unparsed``), empty, or damaged beyond reading:
@@ -22,7 +25,8 @@ import logging
 import os
 import re
 import tempfile
-from typing import Optional
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 log = logging.getLogger("aix_exporter")
 
@@ -33,6 +37,19 @@ MAX_STATE_BYTES = 16 << 20   # a state file holds a position and a few hundred c
 _OURS_START = re.compile(rb'^\s*\{\s*"(kind|position|counts|unparsed|gaps)"')   # the start of one of ours, even cut short
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One collector's kind of state file: its ``kind`` field, how a good one is told (``valid``:
+    None or what is wrong), the start of one of ours even cut short, its temporary files'
+    prefix, and the collector and setting its log lines and refusals name."""
+    name: str
+    valid: Callable
+    ours_start: "re.Pattern"
+    temp_prefix: str
+    collector: str
+    setting: str
+
+
 def _read(path: str) -> Optional[bytes]:
     try:
         with open(path, "rb") as fh:
@@ -41,17 +58,18 @@ def _read(path: str) -> Optional[bytes]:
         return None
 
 
-def _inspect(path: str) -> tuple:
+def _inspect(path: str, kind: "Optional[Kind]" = None) -> tuple:
     """(why the file at ``path`` must not be written over or None, its bytes or None)."""
+    kind = kind or TSM
     if not os.path.lexists(path):
         return None, None
     if not os.path.isfile(path) or os.path.islink(path):
         return f"{path} exists and is not a regular file", None
     data = _read(path)
-    if data is None or not data.strip() or _OURS_START.match(data) or damaged(data):
+    if data is None or not data.strip() or kind.ours_start.match(data) or damaged(data):
         return None, data
     return (f"{path} exists and is not an aix_exporter state file (a typo of the path?): it is never "
-            "overwritten; point tsm.state_file at a new path"), data
+            f"overwritten; point {kind.setting} at a new path"), data
 
 
 def damaged(data: bytes) -> bool:
@@ -69,9 +87,9 @@ def damaged(data: bytes) -> bool:
         return False   # readable text that is not JSON: somebody's file, not ours
 
 
-def foreign(path: str) -> Optional[str]:
+def foreign(path: str, kind: "Optional[Kind]" = None) -> Optional[str]:
     """Why the file at ``path`` must not be written over, or None (absent, or ours, damaged or not)."""
-    return _inspect(path)[0]
+    return _inspect(path, kind)[0]
 
 
 def _valid(state) -> Optional[str]:
@@ -101,12 +119,39 @@ def _valid(state) -> Optional[str]:
     return None
 
 
-def _parse(path: str):
-    return _state_of(_read(path))
+def _valid_errpt(state) -> Optional[str]:
+    """None when ``state`` is an errpt state of ours: the last sequence counted and the counts."""
+    if not isinstance(state, dict):
+        return "not a JSON object"
+    if state.get("kind") != ERRPT.name or not set(state) - {"kind"} <= {"last", "counts", "lost", "unparsed"}:
+        return "not an errpt state of ours"
+    last = state.get("last")
+    if last is not None and (not isinstance(last, int) or isinstance(last, bool) or last < 0):
+        return "last is not a sequence number"
+    counts = state.get("counts", {})
+    if not isinstance(counts, dict) or not all(
+            isinstance(k, str) and k.count("|") == 3 and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for k, v in counts.items()):
+        return "counts are not entry counts"
+    for key in ("lost", "unparsed"):
+        n = state.get(key, 0)
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            return f"{key} is not a count"
+    return None
 
 
-def _state_of(data: Optional[bytes]):
+TSM = Kind(KIND, _valid, _OURS_START, TEMP_PREFIX, "tsm", "tsm.state_file")
+ERRPT = Kind("aix_exporter errpt state", _valid_errpt, re.compile(rb'^\s*\{\s*"(kind|last|counts|lost|unparsed)"'),
+             ".errpt-state-", "errpt", "errpt.state_file")
+
+
+def _parse(path: str, kind: "Optional[Kind]" = None):
+    return _state_of(_read(path), kind)
+
+
+def _state_of(data: Optional[bytes], kind: "Optional[Kind]" = None):
     """(state, None) for a good state of ours, else (None, what is wrong)."""
+    kind = kind or TSM
     if data is None:
         return None, "absent"
     if len(data) > MAX_STATE_BYTES:   # (_read reads one byte more to see this)
@@ -115,59 +160,61 @@ def _state_of(data: Optional[bytes]):
         state = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None, "not valid JSON (cut short or emptied?)"
-    why = _valid(state)
+    why = kind.valid(state)
     return (state, None) if why is None else (None, why)
 
 
-def load(path: str) -> Optional[dict]:
+def load(path: str, kind: "Optional[Kind]" = None) -> Optional[dict]:
     """The saved state, from FILE or, when FILE is damaged or missing, from FILE.1; None when
     neither holds one and FILE was absent. A damaged file is logged in one line; one damaged
     beyond reading (``damaged``) is moved aside as FILE.damaged first. Without a state to resume
     from, a damaged one reads the log from its start (``{"position": {}}``): its lines are counted
     again into counters that start from 0, which Prometheus' rate() takes as a reset, rather than
     lost. Raises OSError for a file that is not ours (``foreign``)."""
-    clean_temp(path)
-    refused = foreign(path)
+    kind = kind or TSM
+    clean_temp(path, kind)
+    refused = foreign(path, kind)
     if refused is not None:
         raise OSError(refused)
-    state, why = _parse(path)
+    state, why = _parse(path, kind)
     if state is not None:
         return state
     data = _read(path) if why != "absent" else None
     if data is not None and damaged(data):
         try:
             os.replace(path, path + ".damaged")
-            log.warning("collector=tsm msg=state file damaged, moved aside file=%s moved_to=%s error=%s",
-                        path, path + ".damaged", why)
+            log.warning("collector=%s msg=state file damaged, moved aside file=%s moved_to=%s error=%s",
+                        kind.collector, path, path + ".damaged", why)
         except OSError as e:
-            log.warning("collector=tsm msg=state file damaged and cannot be moved aside file=%s error=%s",
-                        path, e.strerror)
-    previous, _ = _parse(path + ".1")
+            log.warning("collector=%s msg=state file damaged and cannot be moved aside file=%s error=%s",
+                        kind.collector, path, e.strerror)
+    previous, _ = _parse(path + ".1", kind)
     if previous is not None:
-        log.warning("collector=tsm msg=state file %s, resumed from the previous state file=%s error=%s",
-                    "missing" if why == "absent" else "damaged", path, why)
+        log.warning("collector=%s msg=state file %s, resumed from the previous state file=%s error=%s",
+                    kind.collector, "missing" if why == "absent" else "damaged", path, why)
         return previous
     if why != "absent":
-        log.warning("collector=tsm msg=state file damaged and no previous state: counting from 0, the log read "
-                    "from its start file=%s error=%s", path, why)
+        log.warning("collector=%s msg=state file damaged and no previous state: counting from 0, the log read "
+                    "from its start file=%s error=%s", kind.collector, path, why)
         return {"position": {}, "counts": {}, "unparsed": 0}
     return None
 
 
-def save(path: str, state: dict) -> None:
+def save(path: str, state: dict, kind: "Optional[Kind]" = None) -> None:
     """Write ``state`` (temp file, fsync, rename), the state it replaces kept as FILE.1."""
-    why, replaced = _inspect(path)   # (read once: to refuse a file not ours, and to keep a good one)
+    kind = kind or TSM
+    why, replaced = _inspect(path, kind)   # (read once: to refuse a file not ours, and to keep a good one)
     if why is not None:
         raise OSError(why)
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, mode=0o700, exist_ok=True)   # (the installer makes it; a new path works too)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=TEMP_PREFIX)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=kind.temp_prefix)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"kind": KIND, **state}, fh)
+            json.dump({"kind": kind.name, **state}, fh)
             fh.flush()
             os.fsync(fh.fileno())
-        if _state_of(replaced)[0] is not None:   # the state it replaces, when it is a good one
+        if _state_of(replaced, kind)[0] is not None:   # the state it replaces, when it is a good one
             os.replace(path, path + ".1")
         os.replace(tmp, path)
     except BaseException:
@@ -178,11 +225,12 @@ def save(path: str, state: dict) -> None:
         raise
 
 
-def clean_temp(path: str) -> int:
+def clean_temp(path: str, kind: "Optional[Kind]" = None) -> int:
     """Remove the temporary files of writes killed half way (ours by name, in the state's
     directory, owned by us). Returns how many."""
+    kind = kind or TSM
     n = 0
-    for tmp in glob.glob(os.path.join(os.path.dirname(os.path.abspath(path)), TEMP_PREFIX + "*")):
+    for tmp in glob.glob(os.path.join(os.path.dirname(os.path.abspath(path)), kind.temp_prefix + "*")):
         try:
             if os.stat(tmp).st_uid == os.getuid():
                 os.unlink(tmp)

@@ -19,7 +19,7 @@ DEFAULTS = {
     "tsm": {"actlog_file": None, "state_file": None, "dsmadmc": None, "message_ids": ["ANR0358E", "ANR9999D"],
             "admin_id": None, "password_file": None, "dsmadmc_binary": "/usr/bin/dsmadmc", "summary_hours": 24,
             "checklist_interval_seconds": 300},
-    "errpt": {"interval_seconds": 300},
+    "errpt": {"interval_seconds": 300, "state_file": None},
     "ssh": {"key_file": None, "known_hosts": None, "connect_timeout_seconds": 10, "max_sessions": 8,
             "output_budget_bytes": 33554432},
     "probe": {"max_concurrent": 64},

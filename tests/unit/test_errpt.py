@@ -125,3 +125,71 @@ def test_the_collector_over_a_simulated_lpar_with_a_drive_that_needs_cleaning():
         (("class", "H"), ("label", "TAPE_ERR6"), ("resource", "rmt8"), ("type", "TEMP")): 3}
     assert m[("aix_errpt_last_entry_timestamp_seconds", (("resource_class", "tape"),))] == int(src.epoch(3600.0))
     assert m[("aix_errpt_last_entry_timestamp_seconds", (("resource_class", "none"),))] == int(src.epoch(-3600.0))
+
+
+# -- errpt.state_file: nothing lost or counted twice across a restart ------------------------------
+def collector_with(state_file):
+    from aix_exporter.collectors.errpt import ErrptCollector
+    from aix_exporter.config import Settings
+    s = Settings()
+    s.errpt.state_file = str(state_file)
+    return ErrptCollector(s)
+
+
+def test_a_restart_counts_the_entries_logged_while_it_was_down_once(tmp_path):
+    state = tmp_path / "errpt.state"
+    a = collector_with(state)
+    a.count(report((10, "ERRLOG_ON", "errdemon")))
+    a.count(report((10, "ERRLOG_ON", "errdemon"), (11, "TAPE_ERR6", "rmt3")))
+    a._save()
+    # the exporter stops; two entries are logged; a new one starts from the file
+    b = collector_with(state)
+    b.count(report((10, "ERRLOG_ON", "errdemon"), (11, "TAPE_ERR6", "rmt3"), (12, "TAPE_ERR6", "rmt3"),
+                   (13, "TAPE_ERR1", "rmt5")))
+    assert counted(b) == ({"ERRLOG_ON@errdemon": 0, "TAPE_ERR6@rmt3": 2, "TAPE_ERR1@rmt5": 1}, 0)
+    import json
+    assert json.loads(state.read_text())["kind"] == "aix_exporter errpt state"
+    # without the file, a restart takes the log as history (nothing counted twice, the two lost)
+    c = collector()
+    c.count(report((10, "ERRLOG_ON", "errdemon"), (11, "TAPE_ERR6", "rmt3"), (12, "TAPE_ERR6", "rmt3")))
+    assert counted(c)[0]["TAPE_ERR6@rmt3"] == 0
+
+
+def test_a_state_file_that_is_somebody_elses_fails_the_errpt_collector_only(tmp_path):
+    from aix_exporter.sources import SourceError
+    from aix_exporter.sources.simulate import SimulatedSource
+    state = tmp_path / "passwd"
+    state.write_text("root:x:0:0:root:/root:/bin/sh\n")
+    c = collector_with(state)
+    with pytest.raises(SourceError) as e:
+        c.collect(SimulatedSource("steady?seed=1"))
+    assert str(e.value).startswith(f"errpt.state_file: {state} exists and is not an aix_exporter state file")
+    assert str(e.value).endswith("point errpt.state_file at a new path")
+    assert state.read_text() == "root:x:0:0:root:/root:/bin/sh\n"   # never written over
+
+
+def test_the_errpt_and_tsm_state_files_are_one_file_each_and_targets_keep_theirs_in_memory(tmp_path):
+    from aix_exporter.config import ConfigError, load, target_settings
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(f"tsm: {{state_file: {tmp_path}/one.state}}\nerrpt: {{state_file: {tmp_path}//one.state}}\n")
+    with pytest.raises(ConfigError) as e:
+        load(str(cfg))
+    assert f"the state file {tmp_path}/one.state is used twice (tsm.state_file {tmp_path}/one.state, " \
+           f"errpt.state_file {tmp_path}//one.state)" in str(e.value)
+    cfg.write_text(f"errpt: {{state_file: {tmp_path}/errpt.state, interval_seconds: 600}}\n"
+                   "targets:\n  - {name: a, source: 'ssh://u@h'}\n")
+    s = load(str(cfg))
+    t = target_settings(s, s.targets[0])
+    assert (t.errpt.state_file, t.errpt.interval_seconds) == (None, 600)
+    assert s.errpt.state_file == f"{tmp_path}/errpt.state"
+
+
+def test_check_config_names_an_errpt_state_file_that_is_somebody_elses(tmp_path):
+    from aix_exporter.config import Settings, file_problems
+    s = Settings()
+    s.errpt.state_file = str(tmp_path / "passwd")
+    (tmp_path / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
+    assert [(w, m.split(":", 1)[0]) for w, m in file_problems(s) if w.startswith("errpt")] == [
+        ("errpt.state_file", "errpt.state_file")]
+    (tmp_path / "passwd").unlink()
+    assert [w for w, _ in file_problems(s) if w.startswith("errpt")] == []

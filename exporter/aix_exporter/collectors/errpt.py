@@ -11,8 +11,11 @@ counted once, by its sequence number (the error log's own, one higher for each e
 * a log whose newest entry is below the last sequence counted was cleared and started again
   (``errclear``): its entries are counted as new.
 
-The position lives in memory: a restarted exporter sets a new baseline, so the entries logged
-while it was down are not counted (they are still in the log: errpt -a shows them). Also:
+With ``errpt.state_file`` set (this host's LPAR), the last sequence counted and the counts are
+written after each read (statefile.py: temp file and rename, only our own files, a damaged one
+falls back to the previous), so a restarted exporter counts the entries logged while it was down,
+once. Without one (and for a target over SSH) the position lives in memory: a restart sets a new
+baseline, and the entries logged while it was down are not counted. Also:
 
 * ``aix_errpt_last_entry_timestamp_seconds{resource_class}``: the newest entry of each resource
   class (tape, disk, adapter; ``none`` for an entry without one) in the log, its time as errpt
@@ -27,7 +30,9 @@ import calendar
 import logging
 import time
 
+from .. import statefile
 from ..parsers import errpt
+from ..sources import SourceError
 from .base import Collector, Families, register
 
 log = logging.getLogger("aix_exporter")
@@ -55,6 +60,23 @@ class ErrptCollector(Collector):
         self.counts: dict = {}     # (label, class, type, resource) -> entries counted
         self.lost = 0
         self.unparsed = 0
+        self.state_file = self.config.state_file
+        self.refused = ""          # the state file is somebody else's: this collector fails, only it
+        if self.state_file:
+            try:
+                state = statefile.load(self.state_file, statefile.ERRPT)
+            except OSError as e:
+                self.refused = str(e)
+                state = None
+            if state:
+                self.last = state.get("last")
+                self.counts = {tuple(k.split("|")): v for k, v in state.get("counts", {}).items()}
+                self.lost, self.unparsed = state.get("lost", 0), state.get("unparsed", 0)
+
+    def _save(self) -> None:
+        if self.state_file:
+            statefile.save(self.state_file, {"last": self.last, "counts": {"|".join(k): n for k, n in self.counts.items()},
+                                             "lost": self.lost, "unparsed": self.unparsed}, statefile.ERRPT)
 
     def period(self) -> float:
         return float(self.config.interval_seconds)
@@ -110,6 +132,9 @@ class ErrptCollector(Collector):
         return f.result()
 
     def collect(self, source) -> list:
+        if self.refused:
+            raise SourceError(f"errpt.state_file: {self.refused}")
         report = errpt.parse(source.read("errpt"))
         self.count(report)
+        self._save()
         return self.families(report)
