@@ -24,10 +24,12 @@ library) parses the protocol. Configured like node_exporter and exporter-toolkit
   ``write_timeout`` seconds, else the connection is dropped;
 * a failed basic-auth check (401) closes the connection; credentials checked before are
   answered from memory on the event loop; bcrypt checks run one at a time, the newest waiting
-  first: a guessing client has at most one check waiting (its next guess comes only after its
-  401), so the first scrape after a restart, with the right password, waits for the check
-  running and its own, however many strangers guess. At most ``AUTH_QUEUE`` checks wait: a new
-  one makes the oldest give way, which is answered 503 after ``AUTH_SHED_DELAY`` seconds (no
+  first, unless the oldest has waited ``AUTH_OLDEST_AFTER`` seconds (then it goes first): a
+  guessing client has at most one check waiting (its next guess comes only after its 401), so
+  the first scrape after a restart, with the right password, waits for the check running and its
+  own, or at most ``AUTH_OLDEST_AFTER`` and one check when guesses keep coming after it. At
+  most ``AUTH_QUEUE`` checks wait: a new one makes the oldest give way, which is answered 503
+  after ``AUTH_SHED_DELAY`` seconds (no
   work meanwhile: guessing clients are slowed down, not served faster), as is a check that
   waited ``AUTH_MAX_WAIT`` seconds (its client has given up); one log line a minute says so;
 * HTTP/1.1 keep-alive, IPv4 and IPv6 listen addresses (``:10990`` listens on both);
@@ -70,6 +72,7 @@ MAX_TOTAL_HEAD_BYTES = 32 << 20   # request heads being received, all connection
 AUTH_QUEUE = 64                    # bcrypt checks waiting at most; a new one makes the oldest give way ...
 AUTH_SHED_DELAY = 1.0              # ... answered 503 after this many seconds
 AUTH_MAX_WAIT = 10.0               # a check waiting this long is answered 503 (Prometheus' default timeout)
+AUTH_OLDEST_AFTER = 3.0            # a check waiting this long goes before newer ones (none waits for ever)
 MAX_HANDSHAKES = 512               # TLS handshakes in progress at most; a new one ends the oldest
 LISTEN_BACKLOG = 512               # connections the kernel queues before accept (capped by somaxconn)
 ERROR_WRITE_TIMEOUT = 5.0          # seconds an error answer (408, 431, 503...) waits for the client to take it
@@ -379,6 +382,7 @@ class Server:
         return await self._scrape(headers, functools.partial(self.fleet.render, names[0]))
 
     # -- password checks: one at a time, the newest waiting first -------------------------
+    # (next_check, below the class: which waiting check goes next)
     @property
     def _auth_waiting(self) -> int:
         """bcrypt checks waiting or running."""
@@ -415,13 +419,15 @@ class Server:
         while True:
             await self._auth_wakeup.wait()
             while self._auth_stack:
-                fut, authorization, since = self._auth_stack.pop()
-                if fut.done():
-                    continue
-                if time.monotonic() - since > AUTH_MAX_WAIT:
-                    fut.set_result(None)
-                    self._log_shed()
-                    continue
+                now = time.monotonic()
+                for waiting, _, since in self._auth_stack:   # (its client has given up: 503, never a wait for ever)
+                    if not waiting.done() and now - since > AUTH_MAX_WAIT:
+                        waiting.set_result(None)
+                        self._log_shed()
+                self._auth_stack[:] = [w for w in self._auth_stack if not w[0].done()]
+                if not self._auth_stack:
+                    break
+                fut, authorization, since = self._auth_stack.pop(next_check(self._auth_stack, now))
                 self._auth_running = 1
                 try:
                     ok = await loop.run_in_executor(self._auth_pool, self.web_config.authorized, authorization)
@@ -667,3 +673,13 @@ def make_server(exporter, address: str, telemetry_path: str = "/metrics", web_co
                     max_requests=max_requests, max_connections=max_connections, header_timeout=header_timeout)
     server.fleet = fleet
     return server
+
+
+def next_check(stack: list, now: float) -> int:
+    """Which of the waiting password checks ([(future, credentials, since)], oldest first) runs
+    next: the newest, so that a scrape arriving after a guessing client's check is not queued
+    behind it, unless the oldest has waited AUTH_OLDEST_AFTER seconds: then it goes first. A
+    guessing client's next guess always comes after the scrape, so newest-first alone could pass
+    the scrape over for as long as strangers guess (a loaded machine answered it after none of
+    30 s); with the oldest's turn, it waits at most AUTH_OLDEST_AFTER and one check."""
+    return 0 if now - stack[0][2] >= AUTH_OLDEST_AFTER else len(stack) - 1

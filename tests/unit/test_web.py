@@ -997,3 +997,17 @@ def test_a_body_must_arrive_whole_within_the_head_timeout_not_per_piece(running)
         except OSError:                                            # the server closed the connection
             pass
         assert sent < 200 and read_response(s) is None
+
+
+def test_the_newest_check_goes_next_unless_the_oldest_has_waited_its_turn():
+    """Newest first keeps a scrape from waiting behind guesses queued before it; but a guessing
+    client's next guess always comes after the scrape, so on a loaded machine newest-first alone
+    passed the scrape over for 30 s (a fresh-clone run under load). The oldest goes first once it
+    has waited AUTH_OLDEST_AFTER seconds."""
+    now = 1000.0
+    young = [(None, "scrape", now - 0.5), (None, "guess1", now - 0.2), (None, "guess2", now - 0.1)]
+    assert web.next_check(young, now) == 2
+    aged = [(None, "scrape", now - web.AUTH_OLDEST_AFTER), (None, "guess1", now - 0.2), (None, "guess2", now - 0.1)]
+    assert web.next_check(aged, now) == 0
+    assert web.next_check([(None, "alone", now)], now) == 0
+    assert web.AUTH_OLDEST_AFTER < web.AUTH_MAX_WAIT   # (its turn comes before its client gives up)
