@@ -41,13 +41,68 @@ _OURS_START = re.compile(rb'^\s*\{\s*"(kind|position|counts|unparsed|gaps)"')   
 class Kind:
     """One collector's kind of state file: its ``kind`` field, how a good one is told (``valid``:
     None or what is wrong), the start of one of ours even cut short, its temporary files'
-    prefix, and the collector and setting its log lines and refusals name."""
+    prefix, the collector and setting its log lines and refusals name, and its fresh state."""
     name: str
     valid: Callable
     ours_start: "re.Pattern"
     temp_prefix: str
     collector: str
     setting: str
+    fresh: dict
+
+
+def _count(n) -> bool:
+    """A count or a sequence number: a whole number, not a bool, not negative."""
+    return isinstance(n, int) and not isinstance(n, bool) and n >= 0
+
+
+def _counts_problem(state: dict, key_ok: Callable, what: str, totals: tuple) -> Optional[str]:
+    """What is wrong with a state's ``counts`` ({key: count}, each key as ``key_ok`` wants it) and
+    its ``totals`` (counts of their own), or None."""
+    counts = state.get("counts", {})
+    if not isinstance(counts, dict) or not all(isinstance(k, str) and key_ok(k) and _count(v) for k, v in counts.items()):
+        return f"counts are not {what}"
+    for key in totals:
+        if not _count(state.get(key, 0)):
+            return f"{key} is not a count"
+    return None
+
+
+def _valid(state) -> Optional[str]:
+    """None when ``state`` is a state of ours with every field of its type, else what is wrong."""
+    if not isinstance(state, dict):
+        return "not a JSON object"
+    if state.get("kind", KIND) != KIND or not set(state) - {"kind"} <= OLD_KEYS:
+        return "not a state of ours"
+    pos = state.get("position")
+    if pos is not None:
+        if not isinstance(pos, dict):
+            return "position is not an object"
+        for key, kind in (("inode", int), ("offset", int), ("tail", str), ("mark", str), ("seen", list), ("t", (int, float))):
+            if key in pos and (not isinstance(pos[key], kind) or isinstance(pos[key], bool)):
+                return f"position.{key} has the wrong type"
+        if pos.get("offset", 0) < 0 or not re.fullmatch(r"(?:[0-9a-f]{2})*", pos.get("tail", "")):
+            return "position.offset or position.tail is out of range"
+    return _counts_problem(state, lambda k: ":" in k, "message counts", ("unparsed", "gaps"))
+
+
+def _valid_errpt(state) -> Optional[str]:
+    """None when ``state`` is an errpt state of ours: the last sequence counted and the counts."""
+    if not isinstance(state, dict):
+        return "not a JSON object"
+    if state.get("kind") != ERRPT.name or not set(state) - {"kind"} <= {"last", "counts", "lost", "unparsed"}:
+        return "not an errpt state of ours"
+    last = state.get("last")
+    if last is not None and not _count(last):
+        return "last is not a sequence number"
+    return _counts_problem(state, lambda k: k.count("|") == 3, "entry counts", ("lost", "unparsed"))
+
+
+# (fresh: the state a damaged file with no previous one gives way to: the log read again from
+# its start, counted into counters from 0, rather than lost)
+TSM = Kind(KIND, _valid, _OURS_START, TEMP_PREFIX, "tsm", "tsm.state_file", {"position": {}, "counts": {}, "unparsed": 0})
+ERRPT = Kind("aix_exporter errpt state", _valid_errpt, re.compile(rb'^\s*\{\s*"(kind|last|counts|lost|unparsed)"'),
+             ".errpt-state-", "errpt", "errpt.state_file", {"last": 0, "counts": {}})
 
 
 def _read(path: str) -> Optional[bytes]:
@@ -58,9 +113,8 @@ def _read(path: str) -> Optional[bytes]:
         return None
 
 
-def _inspect(path: str, kind: "Optional[Kind]" = None) -> tuple:
+def _inspect(path: str, kind: Kind = TSM) -> tuple:
     """(why the file at ``path`` must not be written over or None, its bytes or None)."""
-    kind = kind or TSM
     if not os.path.lexists(path):
         return None, None
     if not os.path.isfile(path) or os.path.islink(path):
@@ -87,71 +141,17 @@ def damaged(data: bytes) -> bool:
         return False   # readable text that is not JSON: somebody's file, not ours
 
 
-def foreign(path: str, kind: "Optional[Kind]" = None) -> Optional[str]:
+def foreign(path: str, kind: Kind = TSM) -> Optional[str]:
     """Why the file at ``path`` must not be written over, or None (absent, or ours, damaged or not)."""
     return _inspect(path, kind)[0]
 
 
-def _valid(state) -> Optional[str]:
-    """None when ``state`` is a state of ours with every field of its type, else what is wrong."""
-    if not isinstance(state, dict):
-        return "not a JSON object"
-    if state.get("kind", KIND) != KIND or not set(state) - {"kind"} <= OLD_KEYS:
-        return "not a state of ours"
-    pos = state.get("position")
-    if pos is not None:
-        if not isinstance(pos, dict):
-            return "position is not an object"
-        for key, kind in (("inode", int), ("offset", int), ("tail", str), ("mark", str), ("seen", list), ("t", (int, float))):
-            if key in pos and (not isinstance(pos[key], kind) or isinstance(pos[key], bool)):
-                return f"position.{key} has the wrong type"
-        if pos.get("offset", 0) < 0 or not re.fullmatch(r"(?:[0-9a-f]{2})*", pos.get("tail", "")):
-            return "position.offset or position.tail is out of range"
-    counts = state.get("counts", {})
-    if not isinstance(counts, dict) or not all(
-            isinstance(k, str) and ":" in k and isinstance(v, int) and not isinstance(v, bool) and v >= 0
-            for k, v in counts.items()):
-        return "counts are not message counts"
-    for key in ("unparsed", "gaps"):
-        n = state.get(key, 0)
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            return f"{key} is not a count"
-    return None
-
-
-def _valid_errpt(state) -> Optional[str]:
-    """None when ``state`` is an errpt state of ours: the last sequence counted and the counts."""
-    if not isinstance(state, dict):
-        return "not a JSON object"
-    if state.get("kind") != ERRPT.name or not set(state) - {"kind"} <= {"last", "counts", "lost", "unparsed"}:
-        return "not an errpt state of ours"
-    last = state.get("last")
-    if last is not None and (not isinstance(last, int) or isinstance(last, bool) or last < 0):
-        return "last is not a sequence number"
-    counts = state.get("counts", {})
-    if not isinstance(counts, dict) or not all(
-            isinstance(k, str) and k.count("|") == 3 and isinstance(v, int) and not isinstance(v, bool) and v >= 0
-            for k, v in counts.items()):
-        return "counts are not entry counts"
-    for key in ("lost", "unparsed"):
-        n = state.get(key, 0)
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            return f"{key} is not a count"
-    return None
-
-
-TSM = Kind(KIND, _valid, _OURS_START, TEMP_PREFIX, "tsm", "tsm.state_file")
-ERRPT = Kind("aix_exporter errpt state", _valid_errpt, re.compile(rb'^\s*\{\s*"(kind|last|counts|lost|unparsed)"'),
-             ".errpt-state-", "errpt", "errpt.state_file")
-
-
-def _parse(path: str, kind: "Optional[Kind]" = None):
+def _parse(path: str, kind: Kind = TSM):
     return _state_of(_read(path), kind)
 
 
-def _state_of(data: Optional[bytes], kind: "Optional[Kind]" = None):
+def _state_of(data: Optional[bytes], kind: Kind = TSM):
     """(state, None) for a good state of ours, else (None, what is wrong)."""
-    kind = kind or TSM
     if data is None:
         return None, "absent"
     if len(data) > MAX_STATE_BYTES:   # (_read reads one byte more to see this)
@@ -164,14 +164,13 @@ def _state_of(data: Optional[bytes], kind: "Optional[Kind]" = None):
     return (state, None) if why is None else (None, why)
 
 
-def load(path: str, kind: "Optional[Kind]" = None) -> Optional[dict]:
+def load(path: str, kind: Kind = TSM) -> Optional[dict]:
     """The saved state, from FILE or, when FILE is damaged or missing, from FILE.1; None when
     neither holds one and FILE was absent. A damaged file is logged in one line; one damaged
     beyond reading (``damaged``) is moved aside as FILE.damaged first. Without a state to resume
     from, a damaged one reads the log from its start (``{"position": {}}``): its lines are counted
     again into counters that start from 0, which Prometheus' rate() takes as a reset, rather than
     lost. Raises OSError for a file that is not ours (``foreign``)."""
-    kind = kind or TSM
     clean_temp(path, kind)
     refused = foreign(path, kind)
     if refused is not None:
@@ -196,13 +195,12 @@ def load(path: str, kind: "Optional[Kind]" = None) -> Optional[dict]:
     if why != "absent":
         log.warning("collector=%s msg=state file damaged and no previous state: counting from 0, the log read "
                     "from its start file=%s error=%s", kind.collector, path, why)
-        return {"position": {}, "counts": {}, "unparsed": 0}
+        return json.loads(json.dumps(kind.fresh))   # (a copy: the collector changes it)
     return None
 
 
-def save(path: str, state: dict, kind: "Optional[Kind]" = None) -> None:
+def save(path: str, state: dict, kind: Kind = TSM) -> None:
     """Write ``state`` (temp file, fsync, rename), the state it replaces kept as FILE.1."""
-    kind = kind or TSM
     why, replaced = _inspect(path, kind)   # (read once: to refuse a file not ours, and to keep a good one)
     if why is not None:
         raise OSError(why)
@@ -225,10 +223,9 @@ def save(path: str, state: dict, kind: "Optional[Kind]" = None) -> None:
         raise
 
 
-def clean_temp(path: str, kind: "Optional[Kind]" = None) -> int:
+def clean_temp(path: str, kind: Kind = TSM) -> int:
     """Remove the temporary files of writes killed half way (ours by name, in the state's
     directory, owned by us). Returns how many."""
-    kind = kind or TSM
     n = 0
     for tmp in glob.glob(os.path.join(os.path.dirname(os.path.abspath(path)), kind.temp_prefix + "*")):
         try:

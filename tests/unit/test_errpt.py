@@ -155,6 +155,16 @@ def test_a_restart_counts_the_entries_logged_while_it_was_down_once(tmp_path):
     assert counted(c)[0]["TAPE_ERR6@rmt3"] == 0
 
 
+def test_a_damaged_state_with_no_previous_one_counts_the_log_again_from_its_start(tmp_path, caplog):
+    """As the TSM state does: the log counted again into counters from 0, rather than lost."""
+    state = tmp_path / "errpt.state"
+    state.write_text('{"kind": "aix_exporter errpt state", "last": -5}')   # ours, but damaged
+    c = collector_with(state)
+    c.count(report((10, "ERRLOG_ON", "errdemon"), (11, "TAPE_ERR6", "rmt3")))
+    assert counted(c) == ({"ERRLOG_ON@errdemon": 1, "TAPE_ERR6@rmt3": 1}, 0)
+    assert any("collector=errpt msg=state file damaged and no previous state" in r.getMessage() for r in caplog.records)
+
+
 def test_a_state_file_that_is_somebody_elses_fails_the_errpt_collector_only(tmp_path):
     from aix_exporter.sources import SourceError
     from aix_exporter.sources.simulate import SimulatedSource

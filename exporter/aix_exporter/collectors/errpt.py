@@ -13,9 +13,10 @@ counted once, by its sequence number (the error log's own, one higher for each e
 
 With ``errpt.state_file`` set (this host's LPAR), the last sequence counted and the counts are
 written after each read (statefile.py: temp file and rename, only our own files, a damaged one
-falls back to the previous), so a restarted exporter counts the entries logged while it was down,
-once. Without one (and for a target over SSH) the position lives in memory: a restart sets a new
-baseline, and the entries logged while it was down are not counted. Also:
+falls back to the previous, and with none the log is counted again from its start), so a
+restarted exporter counts the entries logged while it was down, once. Without one (and for a
+target over SSH) the position lives in memory: a restart sets a new baseline, and the entries
+logged while it was down are not counted. Also:
 
 * ``aix_errpt_last_entry_timestamp_seconds{resource_class}``: the newest entry of each resource
   class (tape, disk, adapter; ``none`` for an entry without one) in the log, its time as errpt
@@ -101,8 +102,9 @@ class ErrptCollector(Collector):
         if max(seqs) < self.last:   # cleared (errclear) and started again: all of it is new
             self.last = min(seqs) - 1
         new = sorted((e for e in report.entries if e.sequence > self.last), key=lambda e: e.sequence)
-        if new and new[0].sequence > self.last + 1 and min(seqs) == new[0].sequence:
-            self.lost += new[0].sequence - self.last - 1   # the log wrapped past entries never read
+        # the log wrapped past entries never read (last 0: a fresh state, the log read from its start)
+        if self.last and new and new[0].sequence > self.last + 1 and min(seqs) == new[0].sequence:
+            self.lost += new[0].sequence - self.last - 1
         for e in new:
             key = (e.label, e.error_class, e.error_type, e.resource)
             self.counts[key] = self.counts.get(key, 0) + 1
