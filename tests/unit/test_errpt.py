@@ -33,6 +33,7 @@ def test_a_damaged_entry_is_skipped_and_counted_and_the_others_read():
     (("IDENTIFIER:     0000E6E6", "IDENTIFIER:     0000E6E"), "IDENTIFIER '0000E6E' is not 8 hex digits"),
     (("Tue Nov 24 03:12:44 CET 2026", "24.11.2026 03:12"), "Date/Time '24.11.2026 03:12' is not Www Mmm dd"),
     (("Resource Name:   rmt3", "Resource Name:   "), "no Resource Name"),
+    (("Resource Class:  tape", "Resource Class:  tape drive} 1\\nx"), "is not a resource class"),
 ])
 def test_each_required_field_is_checked(change, why):
     text = fixture_text("errpt", "tape-cleaning-and-media.txt").replace(*change, 1)

@@ -32,8 +32,8 @@ Format rules (``parse``):
   yyyy``, the LPAR's local time and its zone's abbreviation, or no zone), Sequence Number (the
   error log's own, growing by one per entry), Class (H hardware, S software, O errlogger,
   U undetermined), Type (PERM, TEMP, PERF, PEND, INFO, UNKN) and Resource Name. Resource
-  Class is optional (``NONE`` or absent for software entries), as are WPAR, Location and the
-  VPD block (indented lines).
+  Class is optional (``NONE`` or absent for software entries; else a word of letters, digits,
+  ``_`` and ``-``, up to 32), as are WPAR, Location and the VPD block (indented lines).
 * An entry missing one of those, or with one that does not read, is skipped and counted
   (``Report.skipped``, with the first one's reason): one damaged entry never hides the others.
 * Anything before the first ``LABEL:`` line that is not blank or a dash rule is an error; an
@@ -66,6 +66,7 @@ _MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                        "Dec"), 1)}
 _LABEL_RE = re.compile(r"^[A-Z0-9_]{1,32}$")
 _RESOURCE_RE = re.compile(r"^[A-Za-z0-9_.:/-]{1,64}$")
+_CLASS_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")   # tape, disk, adapter, NONE (a label value: bounded)
 
 
 @dataclass
@@ -119,6 +120,8 @@ def _entry(fields: dict, description: str) -> Entry:
     if not _RESOURCE_RE.match(resource):
         raise ValueError(f"Resource Name {resource!r} is not a resource name")
     rclass = fields.get("Resource Class", "")
+    if rclass and not _CLASS_RE.match(rclass):
+        raise ValueError(f"Resource Class {rclass!r} is not a resource class")
     return Entry(label=label, identifier=identifier, time=when, zone=zone, sequence=int(sequence), error_class=cls,
                  error_type=kind, resource=resource, resource_class="" if rclass in ("", "NONE") else rclass,
                  description=description)
