@@ -100,7 +100,9 @@ def test_every_table_shows_named_columns_and_readable_values(rendered):
     assert regime[0] == ["Figure", "Before", "After", "After / before", "Verdict"]
     rows = {row[0]: row[1:] for row in regime[1:]}
     assert len(rows) == 11
-    assert rows["1 Tape throughput (MiB/s)"][2:] == ["2.71", "better"]
+    # (2.705 or so: the second decimal falls either side between renders, so the figure is read)
+    ratio, verdict = rows["1 Tape throughput (MiB/s)"][2:]
+    assert (float(ratio), verdict, len(ratio.split(".")[1])) == (pytest.approx(2.705, abs=0.006), "better", 2)
     assert rows["8 pin_seg_range miss ratio"][::3] == ["0.25", "better"]
     assert rows["10 Memory in 16 MB pages (GiB)"][2:] == ["new", "-"]
     windows = table(text[("aix-4k-vs-16m.json", "Comparison: after relative to before (window 1h, ended 5h30m and 30m ago)")], 5)
