@@ -24,7 +24,7 @@ def main() -> int:
     ap.add_argument("--at", type=float, default=6 * 3600.0)
     a = ap.parse_args()
     settings = Settings()
-    keys = [k for name in ("tsm_checklist", "tsm_storage") for k in registry()[name].keys]
+    keys = [k for name in ("tsm_checklist", "tsm_storage", "tsm_health") for k in registry()[name].keys]
     src = SimulatedSource(f"{a.scenario}?seed=1", settings)
     src.set_time(a.at)
     total = 0

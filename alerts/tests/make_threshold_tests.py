@@ -206,6 +206,29 @@ def tsm_checklist():
                          "eval_time": "14m", "exp_samples": [{"labels": "{}", "value": 0}]},
                         fires(alert, "16m")]})
         out.append(case("online", alert, [s(series, labels, const(1, 300))], False, "60m"))
+    # tsmScheduleFailuresMax 0 (for 0s): one missed event fires at once; failures spread over
+    # failed_no_restart and severed are summed; none (completed ones only) stays quiet
+    def events(**counts):
+        return [s("aix_tsm_client_schedule_events", f'result="{r}"', const(counts.get(r, 0), 300))
+                for r in ("completed", "failed", "failed_no_restart", "missed", "severed", "in_progress")]
+    out.append(case("one missed event", "AixTsmClientScheduleFailures", events(completed=39, missed=1), True, "1m"))
+    out.append(case("a no-restart failure and a severed session", "AixTsmClientScheduleFailures",
+                    events(completed=38, failed_no_restart=1, severed=1), True, "1m"))
+    out.append(case("completed and in-progress events only", "AixTsmClientScheduleFailures",
+                    events(completed=39, in_progress=1), False, "60m"))
+    # tsmMonitorFor 15m: a status-monitor row in ERROR (or WARNING) from minute 0 fires at 16
+    # minutes, not at 14; the other states of the same row (0) never fire
+    for alert, state in (("AixTsmStatusMonitorError", "error"), ("AixTsmStatusMonitorWarning", "warning")):
+        row = [s("aix_tsm_monitor_status", f'activity="STORAGE POOL UTILIZATION (TAPEPOOL)",status="{st}"',
+                 const(1 if st == state else 0, 300)) for st in ("normal", "warning", "error")]
+        out.append({"name": f"{alert} fires 15 minutes after the row turned {state.upper()}, pending before",
+                    "interval": "1m", "input_series": row, "promql_expr_test": [
+                        {"expr": f'count(ALERTS{{alertname="{alert}",alertstate="firing"}}) or vector(0)',
+                         "eval_time": "14m", "exp_samples": [{"labels": "{}", "value": 0}]},
+                        fires(alert, "16m")]})
+        normal = [s("aix_tsm_monitor_status", f'activity="STORAGE POOL UTILIZATION (TAPEPOOL)",status="{st}"',
+                    const(1 if st == "normal" else 0, 300)) for st in ("normal", "warning", "error")]
+        out.append(case("the row NORMAL", alert, normal, False, "60m"))
     return out
 
 

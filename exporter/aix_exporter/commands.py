@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 # (the checklist's columns: its query selects what the parser reads)
-from .parsers import tsm_db, tsm_drives, tsm_libvolumes, tsm_log, tsm_paths, tsm_stgpools
+from .parsers import tsm_db, tsm_drives, tsm_events, tsm_libvolumes, tsm_log, tsm_paths, tsm_stgpools
 
 
 @dataclass(frozen=True)
@@ -169,6 +169,12 @@ TABLE = (
                ",".join(tsm_drives.COLUMNS), tsm_drives.COLUMNS),
     _checklist("tsm_paths", "paths", "the paths to the drives and libraries: online or not, device",
                ",".join(tsm_paths.COLUMNS), tsm_paths.COLUMNS),
+    _checklist("tsm_events", "events", "the client schedules' events of the last 24 hours: their status",
+               ",".join(tsm_events.COLUMNS), tsm_events.COLUMNS, tsm_events.WHERE),
+    Command("tsm_monitor", "dsmadmc query monitorstatus", "the server's status monitor: each active row's state and value",
+            "dsmadmc -id=ADMIN -dataonly=yes -comma query monitorstatus (password on stdin; background, every "
+            "tsm.checklist_interval_seconds)",
+            argv=_dsmadmc("-comma", "query", "monitorstatus"), fetch="dsmadmc", exit_ok_if=_NO_MATCH, background=True),
 )
 COMMANDS = {c.key: c for c in TABLE}
 

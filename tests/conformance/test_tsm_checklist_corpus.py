@@ -1,14 +1,15 @@
 """Conformance: the checklist's parsers over the real dsmadmc answers in
 ../shared/corpus/tsm-dsmadmc (treydock/tsm_exporter's captured `-dataonly=yes -comma` output,
-SOURCES.md): each db, log, stgpools, libvolumes and drives answer parses to the values visible
-in it, the decimal-comma ones included (the stgpools answer mixes both forms in one file). The
-folder's other queries (status, events, summary, occupancy, volumes, replication) are not read
-by the checklist yet. Skips cleanly when ../shared is absent."""
+SOURCES.md): each db, log, stgpools, libvolumes, drives and events answer parses to the values
+visible in it, the decimal-comma ones included (the stgpools answer mixes both forms in one
+file). The folder's other queries (status, summary, occupancy, volumes, replication, and the
+events select of another shape) are not read by the checklist. Skips cleanly when ../shared is
+absent."""
 import datetime
 
 import pytest
 
-from aix_exporter.parsers import tsm_db, tsm_drives, tsm_libvolumes, tsm_log, tsm_stgpools
+from aix_exporter.parsers import ParseError, tsm_db, tsm_drives, tsm_events, tsm_libvolumes, tsm_log, tsm_stgpools
 from tests.conftest import CORPUS, corpus_or_skip
 
 FOLDER = CORPUS / "tsm-dsmadmc"
@@ -82,3 +83,26 @@ def test_the_drives_answer():
         ("LIB1", "TAPE10", True, "LOADED", "FOO1"), ("LIB1", "TAPE11", True, "LOADED", "FOO2"),
         ("LIBENC", "TAPE00", True, "EMPTY", ""), ("LIBENC", "TAPE01", False, "EMPTY", ""),
         ("LIBENC", "TAPE02", False, "UNKNOWN", "")]
+
+
+EVENTS = "gh-treydock-tsm_exporter-select-events-not-completed-status-comma.EXTRACTED.txt"
+# (its twin, ...-select-events-completed-comma, answers another select: the schedule and two
+# timestamps, no status; the checklist's events select reads SCHEDULE_NAME,STATUS alone)
+EVENTS_OTHER_SELECT = "gh-treydock-tsm_exporter-select-events-completed-comma.EXTRACTED.txt"
+
+
+def test_every_events_answer_of_the_folder_is_named_here():
+    names = {p.name for p in FOLDER.iterdir()}
+    assert {n for n in names if "-select-events-" in n} == {EVENTS, EVENTS_OTHER_SELECT}
+
+
+def test_the_events_answer_is_counted_by_status():
+    ev = tsm_events.parse((FOLDER / EVENTS).read_text())
+    assert {r: n for r, n in ev.counts.items() if n} == {"future": 1, "not_started": 2}
+    assert ev.unknown == []
+
+
+def test_the_other_events_select_is_not_an_answer_of_ours():
+    """Three fields a row (schedule, actual start, completed): one clear error, not a count."""
+    with pytest.raises(ParseError, match="expected 2 comma-separated fields"):
+        tsm_events.parse((FOLDER / EVENTS_OTHER_SELECT).read_text())

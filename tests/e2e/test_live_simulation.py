@@ -19,7 +19,7 @@ from tests.e2e.helpers import start, stop, wait_http
 
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$", re.M)
 COLLECTORS = {"vmstat", "memory", "vmo", "aso", "vmstat_v", "vmstat_s", "process", "ldr_cntrl", "splat", "tape",
-              "tsm", "tsm_server", "tsm_checklist", "tsm_storage", "errpt"}
+              "tsm", "tsm_server", "tsm_checklist", "tsm_storage", "tsm_health", "errpt"}
 DRIVE_MAX = T_MAX * 1.03 * MIB          # the model's fastest drive: no contention, noise +3 %
 RUNS = {   # spec -> what the run crosses
     "case-study?at=28800": "the issue's run: 45 scrapes 2 s apart, 90 s at real speed",

@@ -123,7 +123,7 @@ def test_probe_through_sshd_serves_what_the_system_source_serves(tmp_path, sshd,
         stop(proc)
         err = (cfg.parent / "exporter.log").read_text()
     for c in ("vmstat", "vmstat_v", "vmstat_s", "memory", "process", "ldr_cntrl", "vmo", "aso", "splat", "tape", "tsm",
-              "tsm_server", "tsm_checklist", "tsm_storage", "errpt"):
+              "tsm_server", "tsm_checklist", "tsm_storage", "tsm_health", "errpt"):
         assert f'aix_exporter_collector_success{{collector="{c}"}} 1.0' in out, c
     assert "aix_exporter_probe_success 1.0" in out
     # the checklist over SSH through the wrapper's table (issue 59): a drive, its path and device

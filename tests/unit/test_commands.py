@@ -151,13 +151,16 @@ def test_each_commands_argv_with_the_settings_it_reads():
         "tsm_drives": dsm + ["-comma", "select LIBRARY_NAME,DRIVE_NAME,ONLINE,DRIVE_STATE,VOLUME_NAME from drives"],
         "tsm_paths": dsm + ["-comma", "select SOURCE_NAME,DESTINATION_NAME,DESTINATION_TYPE,LIBRARY_NAME,DEVICE,ONLINE "
                                       "from paths"],
+        "tsm_events": dsm + ["-comma", "select SCHEDULE_NAME,STATUS from events where scheduled_start>=current_timestamp"
+                                       "-24 hours and scheduled_start<=current_timestamp"],
+        "tsm_monitor": dsm + ["-comma", "query", "monitorstatus"],
     }
     assert {c.key: c.fetch for c in TABLE} == {
         "vmstat": "run", "vmstat_v": "run", "vmstat_s": "run", "svmon_g": "run", "svmon_p": "processes",
         "ps_env": "per_process", "vmo": "run", "asoo": "run", "splat": "splat", "iostat_tape": "run", "tsm_actlog": "log",
         "tsm_processes": "dsmadmc", "tsm_sessions": "dsmadmc", "tsm_mounts": "dsmadmc", "tsm_summary": "dsmadmc",
         "tsm_db": "dsmadmc", "tsm_log": "dsmadmc", "errpt": "run", "tsm_stgpools": "dsmadmc", "tsm_libvolumes": "dsmadmc",
-        "tsm_drives": "dsmadmc", "tsm_paths": "dsmadmc"}
+        "tsm_drives": "dsmadmc", "tsm_paths": "dsmadmc", "tsm_events": "dsmadmc", "tsm_monitor": "dsmadmc"}
 
 
 def test_the_commands_that_take_an_interval_and_how_long_they_run():
@@ -166,7 +169,8 @@ def test_the_commands_that_take_an_interval_and_how_long_they_run():
     s.vmstat.interval_seconds, s.tape.interval_seconds = 7, 9
     # (the checklist's queries run on their own schedule too: once every tsm.checklist_interval_seconds)
     assert {c.key for c in TABLE if c.background} == {"vmstat", "splat", "iostat_tape", "tsm_db", "tsm_log", "errpt",
-                                                      "tsm_stgpools", "tsm_libvolumes", "tsm_drives", "tsm_paths"}
+                                                      "tsm_stgpools", "tsm_libvolumes", "tsm_drives", "tsm_paths",
+                                                      "tsm_events", "tsm_monitor"}
     assert {c.key: c.runs_for(s) for c in TABLE if c.runs_for} == {"vmstat": 14, "iostat_tape": 9}
 
 
@@ -178,13 +182,15 @@ def test_the_commands_that_take_an_interval_and_how_long_they_run():
     ("tsm_sessions", "ANR20345E something else", False), ("tsm_sessions", "XANR2034E", False),
     ("tsm_drives", "ANR2034E SELECT: No match found using this criteria.", True),
     ("tsm_drives", "ANR2020E SELECT: invalid column", False),
+    ("tsm_events", "ANR2034E SELECT: No match found using this criteria.", True),
+    ("tsm_monitor", "ANR2034E QUERY MONITORSTATUS: No match found using this criteria.", True),
 ])
 def test_a_failure_that_is_an_answer(key, output, answer):
     import re
     assert bool(re.search(COMMANDS[key].exit_ok_if, output)) is answer
     assert {c.key for c in TABLE if c.exit_ok_if} == {"iostat_tape", "tsm_processes", "tsm_sessions", "tsm_mounts",
                                                     "tsm_summary", "tsm_stgpools", "tsm_libvolumes", "tsm_drives",
-                                                    "tsm_paths"}
+                                                    "tsm_paths", "tsm_events", "tsm_monitor"}
 
 
 def test_the_readme_sources_table_rows():

@@ -215,7 +215,7 @@ def test_serving_says_what_it_serves_and_ends_on_sigterm(tmp_path):
     from aix_exporter import __version__
     assert listening.endswith(" level=info msg=listening address=127.0.0.1:0 tls=False basic_auth=True "
                               "source=simulate:steady collectors=vmstat,memory,vmo,aso,vmstat_v,vmstat_s,process,"
-                              f"ldr_cntrl,splat,tape,tsm_server,tsm_checklist,tsm_storage,errpt version={__version__}")
+                              f"ldr_cntrl,splat,tape,tsm_server,tsm_checklist,tsm_storage,tsm_health,errpt version={__version__}")
     assert not any("pure-Python verifier" in line for line in lines)          # the compiled bcrypt checks them
     assert any("msg=\"stopping on signal 15: draining scrapes in flight\"" in line for line in lines)
 

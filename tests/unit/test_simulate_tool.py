@@ -11,7 +11,8 @@ from tests.unit.helpers import promtool_only, simulated_lines
 
 KEYS = ["vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "ps_env", "vmo", "asoo", "splat", "iostat_tape",
         "tsm_actlog", "tsm_processes", "tsm_sessions", "tsm_mounts", "tsm_summary", "tsm_db", "tsm_log",
-        "errpt", "tsm_stgpools", "tsm_libvolumes", "tsm_drives", "tsm_paths"]
+        "errpt", "tsm_stgpools", "tsm_libvolumes", "tsm_drives", "tsm_paths",
+        "tsm_events", "tsm_monitor"]
 
 
 def lgpg_regions(vmo_text):
@@ -21,7 +22,7 @@ def lgpg_regions(vmo_text):
 
 def test_a_replay_directory_at_the_time_asked_for(tmp_path, capsys):
     assert cli.main(["simulate", "--scenario", "case-study", "--out", str(tmp_path / "end")]) == 0
-    assert capsys.readouterr().out == (f"wrote 22 files to {tmp_path / 'end'} ({', '.join(KEYS)}) at t=28800s\n")
+    assert capsys.readouterr().out == (f"wrote 24 files to {tmp_path / 'end'} ({', '.join(KEYS)}) at t=28800s\n")
     assert sorted(p.name for p in (tmp_path / "end").iterdir()) == sorted(f"{k}.txt" for k in KEYS)
     assert lgpg_regions((tmp_path / "end" / "vmo.txt").read_text()) == "160"
     assert cli.main(["simulate", "--scenario", "case-study", "--out", str(tmp_path / "start"), "--at", "0"]) == 0

@@ -50,7 +50,7 @@ def test_each_command_runs_with_its_timeout_and_interval():
         (["/usr/bin/svmon", "-G"], 10), (["/usr/bin/ps", "-e", "-o", "pid=", "-o", "comm="], 10),
         (["/usr/bin/svmon", "-P", "101", "202"], 10)]
     assert src.slow_keys == frozenset({"vmstat", "splat", "iostat_tape", "tsm_db", "tsm_log", "errpt", "tsm_stgpools",
-                                       "tsm_libvolumes", "tsm_drives", "tsm_paths"})
+                                       "tsm_libvolumes", "tsm_drives", "tsm_paths", "tsm_events", "tsm_monitor"})
 
 
 def test_per_process_commands_keep_one_header_and_skip_a_process_that_ended():

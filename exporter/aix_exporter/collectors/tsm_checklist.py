@@ -1,7 +1,7 @@
 """The TSM admin's daily checklist, from the server itself through dsmadmc (issue 59): the
 database's space and its last backup, the recovery log's active and archive space
 (tsm_checklist); the storage pools, the library's volumes, the drives and the paths
-(tsm_storage).
+(tsm_storage); the client schedules' events and the server's status monitor (tsm_health).
 
 The queries run in the background once every ``tsm.checklist_interval_seconds`` (300 s), each
 one select of a few values, so the server's database is asked a handful of times an interval
@@ -22,14 +22,18 @@ intervals have passed without a new answer (then absent, never stale).
 * ``aix_tsm_drive_online{library,drive}``, ``aix_tsm_path_online{source,destination}`` (1 or 0)
   and ``aix_tsm_drive_info{library,drive,device}``: the device its path opens, which joins the
   server's drive to the OS tape figures (``aix_tape_*{device="rmt0"}`` carry the name without
-  /dev/).
+  /dev/);
+* ``aix_tsm_client_schedule_events{result}``: the client schedules' events scheduled in the last
+  24 hours, by status as QUERY EVENT gives it (completed, failed, missed, severed ...);
+* ``aix_tsm_monitor_status{activity,status}`` (1 for the row's current state, 0 for the other two)
+  and ``aix_tsm_monitor_value{activity}``: the server's status monitor (QUERY MONITORSTATUS).
 """
 from __future__ import annotations
 
 import logging
 import time
 
-from ..parsers import tsm_db, tsm_drives, tsm_libvolumes, tsm_log, tsm_paths, tsm_stgpools
+from ..parsers import tsm_db, tsm_drives, tsm_events, tsm_libvolumes, tsm_log, tsm_monitor, tsm_paths, tsm_stgpools
 from .base import Collector, Families, register
 
 log = logging.getLogger("aix_exporter")
@@ -103,6 +107,24 @@ def storage_families(pools: list, volumes: dict, drives: list, paths: list) -> l
     return f.result()
 
 
+def health_families(events: tsm_events.Events, monitor: list) -> list:
+    f = Families()
+    for result, n in events.counts.items():
+        f.set("aix_tsm_client_schedule_events", "The client schedules' events scheduled in the last 24 hours at the "
+              "last checklist query, by status (EVENTS table: completed, failed, failed_no_restart, missed, severed, "
+              "started, in_progress, pending, restarted, uncertain, future, not_started, other).", n, {"result": result})
+    for row in monitor:
+        for state in tsm_monitor.STATES:
+            f.set("aix_tsm_monitor_status", "The server's status monitor at the last checklist query (QUERY "
+                  "MONITORSTATUS, active rows): 1 for a row's current state, 0 for the other two.",
+                  1 if row.state == state else 0, {"activity": row.name, "status": state})
+        if row.value is not None:
+            f.set("aix_tsm_monitor_value", "The numeric value of a status-monitor row at the last checklist query "
+                  "(QUERY MONITORSTATUS Element Numeric Value, in the row's own unit).", row.value,
+                  {"activity": row.name})
+    return f.result()
+
+
 class _Checklist(Collector):
     """What the checklist's collectors share: the tsm settings, dsmadmc configured, the interval."""
     settings_section = "tsm"
@@ -156,3 +178,24 @@ class TsmStorageCollector(_Checklist):
         return storage_families(tsm_stgpools.parse(source.read("tsm_stgpools")),
                                 tsm_libvolumes.parse(source.read("tsm_libvolumes")),
                                 tsm_drives.parse(source.read("tsm_drives")), tsm_paths.parse(source.read("tsm_paths")))
+
+
+@register
+class TsmHealthCollector(_Checklist):
+    name = "tsm_health"
+    keys = ("tsm_events", "tsm_monitor")
+    help = "the TSM admin's daily checklist from dsmadmc: client schedule events, the server's status monitor"
+    metrics = ("aix_tsm_client_schedule_events", "aix_tsm_monitor_status", "aix_tsm_monitor_value")
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        self._said_unknown: set = set()
+
+    def collect(self, source) -> list:
+        events = tsm_events.parse(source.read("tsm_events"))
+        for status in events.unknown:
+            if status not in self._said_unknown:
+                self._said_unknown.add(status)
+                log.warning("msg=an event status outside QUERY EVENT's list is counted as result=other "
+                            "collector=tsm_health status=%r", status)
+        return health_families(events, tsm_monitor.parse(source.read("tsm_monitor")))

@@ -459,12 +459,18 @@ SERVER = "TSMSRV"
 LIBRARY = "TS4500"
 
 
-def tsm_stgpools(s: State, trouble: bool) -> str:
+def _pools(s: State, trouble: bool) -> list:
+    """(pool, device class, capacity MB, PCT_UTILIZED, PCT_LOGICAL, pool type)."""
     disk = 10.0 + (s.t % 3600.0) / 3600.0 * 60.0
     tape = 96.2 if trouble else 42.6 + s.t / 3600.0 * 0.05
-    return (f"DISK,512000.0,,,,{disk:.1f},{disk:.1f},PRIMARY,BACKUPPOOL,DEVCLASS,,\n"
-            f"LTO7,3199882345.5,,,,{tape + 1.5:.1f},{tape:.1f},PRIMARY,TAPEPOOL,DEVCLASS,,\n"
-            f"LTO7,1599941172.7,,,,81.0,80.4,COPY,COPYPOOL,DEVCLASS,,\n")
+    return [("BACKUPPOOL", "DISK", "512000.0", disk, disk, "PRIMARY"),
+            ("TAPEPOOL", "LTO7", "3199882345.5", tape, tape + 1.5, "PRIMARY"),
+            ("COPYPOOL", "LTO7", "1599941172.7", 80.4, 81.0, "COPY")]
+
+
+def tsm_stgpools(s: State, trouble: bool) -> str:
+    return "".join(f"{dc},{mb},,,,{logical:.1f},{used:.1f},{kind},{name},DEVCLASS,,\n"
+                   for name, dc, mb, used, logical, kind in _pools(s, trouble))
 
 
 def tsm_libvolumes(s: State, trouble: bool) -> str:
@@ -490,6 +496,35 @@ def tsm_paths(s: State, trouble: bool) -> str:
     rows += [f"{SERVER},{name},DRIVE,{LIBRARY},{device},{'YES' if up else 'NO'}"
              for name, device, up in _library_drives(s, trouble)]
     return "\n".join(rows) + "\n"
+
+
+# The checklist's health (tsm_events, tsm_monitor): 40 client nodes on one nightly schedule,
+# so the last 24 hours hold one event each, all completed (a checklist in trouble: 3 failed and
+# 2 missed); the status monitor's active rows, refreshed every 5 minutes: the two rows of IBM's
+# documented example and one per storage pool, the tape pool's in ERROR in trouble (96 % used),
+# and in trouble a WARNING row for the offline drive.
+NODES = 40
+
+
+def tsm_events(s: State, trouble: bool) -> str:
+    """(``s``: asked of a running server only, as every checklist query.)"""
+    failed, missed = (3, 2) if trouble else (0, 0)
+    statuses = ["Failed"] * failed + ["Missed"] * missed
+    statuses += ["Completed"] * (NODES - len(statuses))
+    return "".join(f"DAILY_INCR,{st}\n" for st in statuses)
+
+
+def tsm_monitor(s: State, epoch0: float, trouble: bool) -> str:
+    refreshed = epoch0 + (s.t // 300.0) * 300.0
+    when = time.strftime("%m/%d/%Y %H:%M:%S", time.gmtime(refreshed))
+    rows = [("CAPACITY OF PRIMARY DISK AND FILE STORAGE", "", "0", "NORMAL"),
+            ("USED CAPACITY OF PRIMARY DISK AND FILE STORAGE", "", "0", "NORMAL")]
+    rows += [("STORAGE POOL UTILIZATION", pool, f"{pct:.1f}",
+              "ERROR" if pct > 95 else "WARNING" if pct > 85 else "NORMAL")
+             for pool, _, _, pct, _, _ in _pools(s, trouble)]
+    if trouble:
+        rows.append(("OFFLINE DRIVES", "", "1", "WARNING"))
+    return "".join(f"{SERVER},{when},{act},{elem or act},{val},,{state}\n" for act, elem, val, state in rows)
 
 
 # The error log (errpt -a): errdemon's start an hour before the scenario, then, for a checklist
@@ -567,6 +602,8 @@ RENDERERS = {
     "tsm_libvolumes": lambda c: tsm_libvolumes(_running(c), c.model.sc.checklist_trouble),
     "tsm_drives": lambda c: tsm_drives(_running(c), c.model.sc.checklist_trouble),
     "tsm_paths": lambda c: tsm_paths(_running(c), c.model.sc.checklist_trouble),
+    "tsm_events": lambda c: tsm_events(_running(c), c.model.sc.checklist_trouble),
+    "tsm_monitor": lambda c: tsm_monitor(_running(c), c.epoch0, c.model.sc.checklist_trouble),
 }
 
 
