@@ -10,6 +10,30 @@
   // the TSM checklist: the database's share of its space, each recovery log's used share
   local TSM_DB_USED = 'aix_tsm_db_space_bytes{%s,kind="used"} / ignoring (kind) (aix_tsm_db_space_bytes{%s,kind="used"} + ignoring (kind) aix_tsm_db_space_bytes{%s,kind="free"})' % [S, S, S],
   local TSM_LOG_USED = 'aix_tsm_log_space_bytes{%s,kind="used"} / ignoring (kind) (aix_tsm_log_space_bytes{%s,kind="total"} > 0)' % [S, S],
+  local TSM_FAILED_EVENTS = 'sum by (instance, job) (aix_tsm_client_schedule_events{%s,result=~"failed|failed_no_restart|missed|severed"})' % S,
+  // the TSM server's health for the census: the worst of the checklist's alert conditions now
+  // (their thresholds, without their 'for'). 2 critical: the database or a recovery log over the
+  // critical ratio, a status-monitor row in ERROR; 1 warning: over the warning ratio, the
+  // database backup overdue or never made, a pool full, scratch tapes low, a drive or a path
+  // offline, client schedules failed, a status-monitor row in WARNING; 0 ok: the checklist
+  // answers and none of these holds. Absent where no checklist query answers (on an LPAR
+  // without a TSM server, or while they all fail); a figure that answers alone is judged alone.
+  local tsmHealth = std.join(' or ', ['(%s) * 0 + %d' % [e[1], e[0]] for e in [
+    [2, 'max by (instance, job) (%s) > %g' % [TSM_DB_USED, c.tsmSpaceCriticalRatio]],
+    [2, 'max by (instance, job) (%s) > %g' % [TSM_LOG_USED, c.tsmSpaceCriticalRatio]],
+    [2, 'max by (instance, job) (aix_tsm_monitor_status{%s,status="error"}) == 1' % S],
+    [1, 'max by (instance, job) (%s) > %g' % [TSM_DB_USED, c.tsmSpaceWarningRatio]],
+    [1, 'max by (instance, job) (%s) > %g' % [TSM_LOG_USED, c.tsmSpaceWarningRatio]],
+    [1, 'max by (instance, job) (time() - aix_tsm_db_last_backup_timestamp_seconds{%s}) > %d' % [S, c.tsmDbBackupMaxAgeSeconds]],
+    [1, 'max by (instance, job) (aix_tsm_db_space_bytes{%s,kind="used"}) unless on (instance, job) aix_tsm_db_last_backup_timestamp_seconds{%s}' % [S, S]],
+    [1, 'max by (instance, job) (aix_tsm_storage_pool_used_ratio{%s}) > %g' % [S, c.tsmPoolFullRatio]],
+    [1, 'min by (instance, job) (aix_tsm_library_volumes{%s,status="scratch"}) < %d' % [S, c.tsmScratchMin]],
+    [1, 'min by (instance, job) (aix_tsm_drive_online{%s}) == 0' % S],
+    [1, 'min by (instance, job) (aix_tsm_path_online{%s}) == 0' % S],
+    [1, '%s > %d' % [TSM_FAILED_EVENTS, c.tsmScheduleFailuresMax]],
+    [1, 'max by (instance, job) (aix_tsm_monitor_status{%s,status="warning"}) == 1' % S],
+    [0, 'max by (instance, job) (aix_tsm_db_space_bytes{%s,kind="used"})' % S],
+  ]]),
   // The page-size regime, in bytes: 4096, 65536 or 16777216, the page size that holds most of
   // the monitored processes' data. Evidence, first found wins:
   //  1. svmon -P's split: the page size with the most of the processes' memory in use over
@@ -103,6 +127,7 @@
           { record: 'aix:pin_lock_misses:rate', expr: 'max by (instance, job) (aix_splat_function_acquisitions{%s,function=~"\\\\.?pin_seg_range"} * on (instance, job, function) aix_splat_function_miss_ratio{%s,function=~"\\\\.?pin_seg_range"} / on (instance, job) group_left () (aix_splat_window_seconds{%s} > 0))' % [S, S, S] },
           { record: 'aix:census_regime:code', expr: census },
           { record: 'aix:restart_preflight:code', expr: preflight },
+          { record: 'aix:tsm_health:code', expr: tsmHealth },
         ],
       },
       {
@@ -224,7 +249,7 @@
                 'TSM path from {{ $labels.source }} to {{ $labels.destination }} is offline on {{ $labels.instance }}',
                 'The path from {{ $labels.source }} to {{ $labels.destination }} on {{ $labels.instance }} has been offline for %s (PATHS ONLINE=NO, aix_tsm_path_online {{ $value }}): that source cannot use the device. Check the device file (lsdev, errpt) and UPDATE PATH ONLINE=YES.' % c.tsmOfflineFor),
           alert('AixTsmClientScheduleFailures', 'warning',
-                'sum by (instance, job) (aix_tsm_client_schedule_events{%s,result=~"failed|failed_no_restart|missed|severed"}) > %d' % [S, c.tsmScheduleFailuresMax], '0s',
+                '%s > %d' % [TSM_FAILED_EVENTS, c.tsmScheduleFailuresMax], '0s',
                 'TSM on {{ $labels.instance }}: {{ $value }} client schedules failed or missed in 24 h',
                 'The server on {{ $labels.instance }} has {{ $value }} client schedule events in the last 24 hours that failed, were missed or severed (EVENTS table), more than %d: those clients have no new backup. Look at q event * * begindate=-1 exceptionsonly=yes and the clients\' dsmsched.log.' % c.tsmScheduleFailuresMax),
           alert('AixTsmStatusMonitorError', 'critical',

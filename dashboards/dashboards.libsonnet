@@ -10,5 +10,6 @@
     'aix-lock-contention.json': (import 'src/aix-lock-contention.jsonnet')($._config),
     'aix-overview.json': (import 'src/aix-overview.jsonnet')($._config),
     'aix-tape.json': (import 'src/aix-tape.jsonnet')($._config),
+    'aix-tsm-server.json': (import 'src/aix-tsm-server.jsonnet')($._config),
   },
 }

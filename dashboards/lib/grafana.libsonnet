@@ -56,6 +56,12 @@
     current: { selected: false, text: 'default', value: 'default' }, hide: 0, refresh: 1, regex: '', options: [],
   },
 
+  // a code's name as a label (PromQL cannot turn a value into a label, so one selection per code,
+  // highest first): a table then shows the name in its own column, in Grafana and in Perses alike;
+  // names: [[code, name, ...], ...]; by: the labels kept (report/census.py's named() is the same)
+  named(expr, label, names, by=['instance', 'job']):: 'max by (%s) (%s)' % [std.join(', ', by + [label]), std.join(' or ', [
+    'label_replace((%s) == %d, "%s", "%s", "", "")' % [expr, n[0], label, n[1]] for n in names])],
+
   // label matchers joined, the empty ones left out (a deployment may set no selector at all)
   matchers(list):: std.join(',', [m for m in list if m != '']),
 

@@ -13,11 +13,10 @@ local avg(record) = 'avg by (instance, job) (avg_over_time(%s{%s}[$__range]))' %
 // the census states, worst first: [code, name, colour]
 local states = [[5, 'down after ANR0358E', 'dark-red'], [4, 'mandatory at risk', 'red'], [3, 'falling back (pool full)', 'orange'],
                 [2, '16 MB pages', 'green'], [1, '64 KB pages', 'purple'], [0, '4 KB pages', 'blue']];
-// a code's name as a label (PromQL cannot turn a value into a label, so one selection per code):
-// a table then shows the name in its own column, in Grafana and in Perses alike
-local named(expr, label, names) = 'max by (instance, job, %s) (%s)' % [label, std.join(' or ', [
-  'label_replace((%s) == %d, "%s", "%s", "", "")' % [expr, n[0], label, n[1]] for n in names])];
+local named = g.named;
 local code = 'last_over_time(aix:census_regime:code{%s}[1h])' % S;
+// the TSM server's health (aix:tsm_health:code): the worst of the TSM checklist's alert conditions now
+local tsm = [[2, 'critical', 'red'], [1, 'warning', 'orange'], [0, 'ok', 'green']];
 
 g.dashboard('AIX / Fleet census', 'aix-fleet-census',
   'Every LPAR ranked: first by large-page state (mandatory at risk, falling back, 16 MB, 64 KB, 4 KB) at the end of the time range, then by contention (system per user CPU, pin_seg_range miss ratio) averaged over it.',
@@ -35,17 +34,18 @@ g.dashboard('AIX / Fleet census', 'aix-fleet-census',
              col(avg('aix:pin_lock_miss:ratio')),
              col(avg('aix:pin_lock_misses:rate')),
              col('sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{%s}[$__range])) / 1048576' % S),
-             col(named('last_over_time(aix_aso_active{%s}[1h])' % S, 'aso', [[1, 'active'], [0, 'inactive']]))],
+             col(named('last_over_time(aix_aso_active{%s}[1h])' % S, 'aso', [[1, 'active'], [0, 'inactive']])),
+             col(named('last_over_time(aix:tsm_health:code{%s}[1h])' % S, 'tsm', tsm))],
             'short', g.pos(0, 4, 24, 20),
-            desc='One row per LPAR. ASO: the Active System Optimizer, active (it can take 16 MB pages from the pool on its own) or not. State at the end of the range; system/user CPU, pin_seg_range miss ratio, its lock misses per second (splat) and tape MiB/s averaged over the range. State (its code in Code): 16 MB pages (2) with a high system/user ratio is worth a look; 64 KB pages (1, IBM\'s start line) with a pin miss ratio above 10 % and system CPU several times user may gain from 16 MB pages; 4 KB pages (0) with a high pin miss ratio is the case study before its tuning.',
+            desc='One row per LPAR. ASO: the Active System Optimizer, active (it can take 16 MB pages from the pool on its own) or not. TSM health: the worst of the TSM checklist\'s alert conditions now (critical, warning, ok; empty where the checklist does not answer). State at the end of the range; system/user CPU, pin_seg_range miss ratio, its lock misses per second (splat) and tape MiB/s averaged over the range. State (its code in Code): 16 MB pages (2) with a high system/user ratio is worth a look; 64 KB pages (1, IBM\'s start line) with a pin miss ratio above 10 % and system CPU several times user may gain from 16 MB pages; 4 KB pages (0) with a high pin miss ratio is the case study before its tuning.',
             transformations=[
               { id: 'merge', options: {} },
               { id: 'organize', options: {
-                excludeByName: { Time: true, 'Value #F': true },
+                excludeByName: { Time: true, 'Value #F': true, 'Value #G': true },
                 renameByName: { instance: 'LPAR', job: 'Job', state: 'State', 'Value #A': 'Code', 'Value #B': 'System / user CPU',
                                 'Value #C': 'pin_seg_range miss ratio', 'Value #D': 'Pin lock misses/s', 'Value #E': 'Tape MiB/s',
-                                aso: 'ASO' },
-                indexByName: { instance: 0, state: 1, 'Value #A': 2, 'Value #B': 3, 'Value #C': 4, 'Value #D': 5, 'Value #E': 6, aso: 7, job: 8 },
+                                aso: 'ASO', tsm: 'TSM health' },
+                indexByName: { instance: 0, state: 1, 'Value #A': 2, 'Value #B': 3, 'Value #C': 4, 'Value #D': 5, 'Value #E': 6, aso: 7, tsm: 8, job: 9 },
               } },
               { id: 'sortBy', options: { sort: [{ field: 'Code', desc: true }, { field: 'System / user CPU', desc: true }] } },
             ]) {
@@ -62,6 +62,10 @@ g.dashboard('AIX / Fleet census', 'aix-fleet-census',
           { matcher: { id: 'byName', options: 'Tape MiB/s' }, properties: [{ id: 'decimals', value: 1 }] },
           { matcher: { id: 'byName', options: 'ASO' }, properties: [
             { id: 'mappings', value: [{ type: 'value', options: { active: { color: 'orange' }, inactive: { color: 'transparent' } } }] },
+          ] },
+          { matcher: { id: 'byName', options: 'TSM health' }, properties: [
+            { id: 'custom.cellOptions', value: { type: 'color-background' } },
+            { id: 'mappings', value: [{ type: 'value', options: { [n[1]]: { color: n[2] } for n in tsm } }] },
           ] },
         ],
       },

@@ -42,7 +42,7 @@ def test_promtool_check_and_test_rules():
     promtool = need("promtool")
     check = subprocess.run([promtool, "check", "rules", str(ALERTS / "aix-rules.yml")], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "SUCCESS: 59 rules found" in check.stdout
+    assert "SUCCESS: 60 rules found" in check.stdout
     test = subprocess.run([promtool, "test", "rules", *RULE_TESTS],
                           cwd=ALERTS / "tests", capture_output=True, text=True)
     assert test.returncode == 0, test.stdout + test.stderr

@@ -43,7 +43,13 @@ def test_the_columns_read_the_recording_rules():
     assert census.column("aso_active", 'job="aix"', "2h") == (
         f'max by (instance, job, aso) (label_replace(({aso}) == 1, "aso", "active", "", "")'
         f' or label_replace(({aso}) == 0, "aso", "inactive", "", ""))')
-    assert list(census.COLUMNS) == ["state", "sys_per_user", "pin_miss", "pin_misses_s", "tape_mib_s", "aso_active"]
+    tsm = 'last_over_time(aix:tsm_health:code{job="aix"}[1h])'
+    assert census.column("tsm_health", 'job="aix"', "2h") == (
+        f'max by (instance, job, tsm) (label_replace(({tsm}) == 2, "tsm", "critical", "", "")'
+        f' or label_replace(({tsm}) == 1, "tsm", "warning", "", "")'
+        f' or label_replace(({tsm}) == 0, "tsm", "ok", "", ""))')
+    assert list(census.COLUMNS) == ["state", "sys_per_user", "pin_miss", "pin_misses_s", "tape_mib_s", "aso_active",
+                                    "tsm_health"]
 
 
 def test_census_merges_by_lpar_and_ranks_worst_first():
@@ -53,14 +59,18 @@ def test_census_merges_by_lpar_and_ranks_worst_first():
         "pin_miss": [("a:1", 0.25), ("c:1", 0.30)],
         "pin_misses_s": [("a:1", 3825.0)],
         "tape_mib_s": [("a:1", 139.0), ("b:1", 378.0)],
+        "tsm_health": [("a:1", 1.0), ("d:1", 0.0)],
     })
     rows = census.census(prom, 1_800_000_000.0, 7200, 'job="aix"')
     assert [r.instance for r in rows] == ["d:1", "b:1", "c:1", "a:1", "e:1"]   # e: no state, last
-    assert all(at == 1_800_000_000.0 for _, at in prom.asked) and len(prom.asked) == 6
+    assert all(at == 1_800_000_000.0 for _, at in prom.asked) and len(prom.asked) == 7
     a = rows[3]
     assert (a.instance, a.job) == ("a:1", "aix")
     assert (a.state, a.sys_per_user, a.pin_miss, a.pin_misses_s, a.tape_mib_s) == (0.0, 5.0, 0.25, 3825.0, 139.0)
     assert rows[4].state is None and rows[4].state_text == "n/a"
+    # the TSM health is shown, never ranked by: d (health ok) before b (none)
+    assert [(r.tsm_health, r.tsm_text) for r in rows] == [(0.0, "ok"), (None, "n/a"), (None, "n/a"), (1.0, "warning"),
+                                                          (None, "n/a")]
 
 
 def test_ranking_from_both_sides():
@@ -76,24 +86,25 @@ def test_ranking_from_both_sides():
 
 
 def test_every_column_of_the_markdown_and_csv():
-    rows = [Lpar("atrisk:10990", "aix", 4.0, 1.1, 0.01, 40.4, 350.04, 1.0),
-            Lpar("contended:10990", "aix", 0.0, 4.995, 0.25, 3825.5, 139.0, 0.0),
+    rows = [Lpar("atrisk:10990", "aix", 4.0, 1.1, 0.01, 40.4, 350.04, 1.0, 2.0),
+            Lpar("contended:10990", "aix", 0.0, 4.995, 0.25, 3825.5, 139.0, 0.0, 0.0),
             Lpar("new:10990", "aix")]
     md = census.markdown(rows, "2027-01-15 08:00 UTC", "24 h")
     assert md.splitlines() == [
         "# Fleet census: 3 LPARs", "",
         "State at 2027-01-15 08:00 UTC; contention and tape averaged over the 24 h before it. Worst first.", "",
         "By state: down after ANR0358E 0, mandatory at risk 1, falling back (pool full) 0, 16 MB pages 0, 64 KB pages 0, 4 KB pages 1", "",
-        "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s | ASO |",
-        "|---|---|---|---:|---:|---:|---:|---|",
-        "| atrisk:10990 | aix | mandatory at risk | 1.10 | 0.0100 | 40 | 350.0 | active |",
-        "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 3,826 | 139.0 | inactive |",
-        "| new:10990 | aix | n/a | n/a | n/a | n/a | n/a | n/a |"]
+        "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s | ASO "
+        "| TSM health |",
+        "|---|---|---|---:|---:|---:|---:|---|---|",
+        "| atrisk:10990 | aix | mandatory at risk | 1.10 | 0.0100 | 40 | 350.0 | active | critical |",
+        "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 3,826 | 139.0 | inactive | ok |",
+        "| new:10990 | aix | n/a | n/a | n/a | n/a | n/a | n/a | n/a |"]
     assert census.csv_text(rows).splitlines() == [
-        "instance,job,state,state_code,sys_per_user,pin_miss,pin_misses_s,tape_mib_s,aso_active",
-        "atrisk:10990,aix,mandatory at risk,4.0,1.1,0.01,40.4,350.04,1.0",
-        "contended:10990,aix,4 KB pages,0.0,4.995,0.25,3825.5,139.0,0.0",
-        "new:10990,aix,n/a,,,,,,"]
+        "instance,job,state,state_code,sys_per_user,pin_miss,pin_misses_s,tape_mib_s,aso_active,tsm_health",
+        "atrisk:10990,aix,mandatory at risk,4.0,1.1,0.01,40.4,350.04,1.0,2.0",
+        "contended:10990,aix,4 KB pages,0.0,4.995,0.25,3825.5,139.0,0.0,0.0",
+        "new:10990,aix,n/a,,,,,,,"]
 
 
 def test_the_dashboard_table_is_the_census_columns():

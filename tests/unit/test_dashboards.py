@@ -18,7 +18,7 @@ import build_dashboards as build  # noqa: E402
 
 SCHEMA = json.loads((ROOT / "tests" / "schema" / "grafana-dashboard.schema.json").read_text())
 NAMES = ["aix-4k-vs-16m.json", "aix-before-after.json", "aix-fleet-census.json", "aix-large-pages.json",
-         "aix-lock-contention.json", "aix-overview.json", "aix-tape.json"]
+         "aix-lock-contention.json", "aix-overview.json", "aix-tape.json", "aix-tsm-server.json"]
 
 
 def dashboards():
@@ -154,7 +154,8 @@ TABLES = {
         ("LPAR", "label instance"), ("State", '"state", "16 MB pages"'), ("Code", "aix:census_regime:code"),
         ("System / user CPU", "aix:cpu_sys_per_user:ratio"),
         ("pin_seg_range miss ratio", "aix:pin_lock_miss:ratio"), ("Pin lock misses/s", "aix:pin_lock_misses:rate"),
-        ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("ASO", '"aso", "active"'), ("Job", "label job")],
+        ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("ASO", '"aso", "active"'),
+        ("TSM health", '"tsm", "critical"'), ("Job", "label job")],
     # dsmadmc query mount: the LPAR, then the drive, its device and the mount's status
     ("aix-tape.json", "TSM: volumes mounted"): [
         ("instance", "label instance"), ("drive", "label drive"), ("device", "label device"), ("status", "label status")],
@@ -192,7 +193,9 @@ def unit_of(expr):
         return None
     if "cpu_sys_per_user" in expr:      # system CPU per user CPU: a plain number ("15 vs 3")
         return "short"
-    if re.search(r"_bytes\{[^}]*\}\s*/\s*\w+_bytes\{", expr) or re.search(r"_ratio\b|:ratio\b", expr):
+    # (a share of two byte counts: with or without vector matching, the divisor in parentheses or not)
+    share = r"_bytes\{[^}]*\}\s*/\s*(?:(?:ignoring|on)\s*\([^)]*\)\s*)?\(?\s*\w+_bytes\{"
+    if re.search(share, expr) or re.search(r"_ratio\b|:ratio\b", expr):
         return "percentunit"
     if "bytes" in expr and re.search(r"\b(?:i?rate)\(|:rate5m\b", expr):
         return "binBps"
@@ -207,6 +210,8 @@ def test_the_unit_rule_reads_the_names():
     assert unit_of('aix_paging_space_inuse_bytes{a="b"} / aix_paging_space_size_bytes{a="b"}') == "percentunit"
     assert unit_of("rate(aix_tape_read_bytes_total{x}[5m])") == "binBps"
     assert unit_of("aix_memory_page_inuse_bytes{x}") == "bytes"
+    assert unit_of('aix_tsm_log_space_bytes{k="used"} / ignoring (kind) (aix_tsm_log_space_bytes{k="total"} > 0)') \
+        == "percentunit"
     assert unit_of("aix:regime_page_size:bytes{x}") == "bytes"   # 16 MiB, not 16.8 MB (decbytes)
     assert unit_of("aix:pin_lock_miss:ratio{x}") == "percentunit"
     assert unit_of("sum by (instance) (aix:tape_bytes_all:rate5m{x}) / 1048576") is None
@@ -252,9 +257,16 @@ def test_the_census_state_column_names_each_code_of_the_rule_and_formats_each_fi
         "System / user CPU": {"decimals": 2}, "pin_seg_range miss ratio": {"unit": "percentunit"},
         "Pin lock misses/s": {"decimals": 0}, "Tape MiB/s": {"decimals": 1},
         "ASO": {"mappings": [{"type": "value", "options": {"active": {"color": "orange"},
-                                                             "inactive": {"color": "transparent"}}}]}}
+                                                             "inactive": {"color": "transparent"}}}]},
+        "TSM health": {"custom.cellOptions": {"type": "color-background"},
+                       "mappings": [{"type": "value", "options": {"critical": {"color": "red"},
+                                                                  "warning": {"color": "orange"},
+                                                                  "ok": {"color": "green"}}}]}}
     aso = dict((v, int(k)) for k, v in re.findall(r'== (\d), "aso", "(\w+)", "", ""\)', table["targets"][5]["expr"]))
     assert aso == {"active": 1, "inactive": 0}
+    tsm = {int(k): v for k, v in re.findall(r'== (\d), "tsm", "(\w+)", "", ""\)', table["targets"][6]["expr"])}
+    from aix_exporter.report.census import TSM_HEALTH
+    assert tsm == TSM_HEALTH == {2: "critical", 1: "warning", 0: "ok"}
     sort = next(t["options"]["sort"] for t in table["transformations"] if t["id"] == "sortBy")
     assert sort == [{"field": "Code", "desc": True}, {"field": "System / user CPU", "desc": True}]
 

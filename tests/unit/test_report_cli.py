@@ -301,7 +301,7 @@ def test_the_census_ranks_now_over_the_last_day_by_default(tmp_path, monkeypatch
                   "--selector", 'job="lpar"', out="c.csv") == 0
     assert asked == [("prom", 1_800_000_600.0, 21600, 'job="lpar"')]
     assert (tmp_path / "c.csv").read_text().splitlines()[0] == \
-        "instance,job,state,state_code,sys_per_user,pin_miss,pin_misses_s,tape_mib_s,aso_active"
+        "instance,job,state,state_code,sys_per_user,pin_miss,pin_misses_s,tape_mib_s,aso_active,tsm_health"
 
 
 def test_a_census_without_recording_rules_says_so(tmp_path, monkeypatch, capsys):

@@ -11,6 +11,8 @@ user CPU, the pin_seg_range miss ratio and its lock misses per second averaged o
 tape MiB/s likewise.
 Worst first: state, then system per user CPU, then the miss ratio. ASO: whether the Active System
 Optimizer is active (aix_aso_active), since it can take 16 MB pages from the pool on its own.
+TSM health (aix:tsm_health:code): the worst of the TSM checklist's alert conditions now (critical,
+warning, ok; n/a where the checklist does not answer).
 """
 from __future__ import annotations
 
@@ -26,6 +28,9 @@ STATES = {5: "down after ANR0358E", 4: "mandatory at risk", 3: "falling back (po
           1: "64 KB pages", 0: "4 KB pages"}
 
 ASO = {1: "active", 0: "inactive"}
+
+# aix:tsm_health:code: the worst of the TSM checklist's alert conditions now (alerts/alerts.libsonnet)
+TSM_HEALTH = {2: "critical", 1: "warning", 0: "ok"}
 
 
 def named(expr: str, label: str, names: dict) -> str:
@@ -45,6 +50,7 @@ COLUMNS = {
     "pin_misses_s": "avg by (instance, job) (avg_over_time(aix:pin_lock_misses:rate{SEL}[RANGE]))",
     "tape_mib_s": "sum by (instance, job) (avg_over_time(aix:tape_bytes_all:rate5m{SEL}[RANGE])) / 1048576",
     "aso_active": named("last_over_time(aix_aso_active{SEL}[1h])", "aso", ASO),
+    "tsm_health": named("last_over_time(aix:tsm_health:code{SEL}[1h])", "tsm", TSM_HEALTH),
 }
 
 
@@ -62,6 +68,11 @@ class Lpar:
     pin_misses_s: Optional[float] = None
     tape_mib_s: Optional[float] = None
     aso_active: Optional[float] = None         # asoo aso_active (1: ASO may take 16 MB pages on its own)
+    tsm_health: Optional[float] = None         # aix:tsm_health:code (2 critical, 1 warning, 0 ok)
+
+    @property
+    def tsm_text(self) -> str:
+        return "n/a" if self.tsm_health is None else TSM_HEALTH.get(int(self.tsm_health), str(self.tsm_health))
 
     @property
     def aso_text(self) -> str:
@@ -98,11 +109,13 @@ def markdown(rows: list, when: str, window: str) -> str:
     lines = [f"# Fleet census: {len(rows)} LPARs", "",
              f"State at {when}; contention and tape averaged over the {window} before it. Worst first.", "",
              "By state: " + ", ".join(f"{text} {n}" for text, n in counts.items()), "",
-             "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s | ASO |",
-             "|---|---|---|---:|---:|---:|---:|---|"]
+             "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s | ASO "
+             "| TSM health |",
+             "|---|---|---|---:|---:|---:|---:|---|---|"]
     for r in rows:
         lines.append(f"| {r.instance} | {r.job} | {r.state_text} | {fmt(r.sys_per_user, 2)} | "
-                     f"{fmt(r.pin_miss, 4)} | {fmt(r.pin_misses_s, 0)} | {fmt(r.tape_mib_s, 1)} | {r.aso_text} |")
+                     f"{fmt(r.pin_miss, 4)} | {fmt(r.pin_misses_s, 0)} | {fmt(r.tape_mib_s, 1)} | {r.aso_text} | "
+                     f"{r.tsm_text} |")
     return "\n".join(lines) + "\n"
 
 
@@ -110,9 +123,9 @@ def csv_text(rows: list) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["instance", "job", "state", "state_code", "sys_per_user", "pin_miss", "pin_misses_s", "tape_mib_s",
-                "aso_active"])
+                "aso_active", "tsm_health"])
     for r in rows:
         w.writerow([r.instance, r.job, r.state_text] + ["" if v is None else v for v in
                                                          (r.state, r.sys_per_user, r.pin_miss, r.pin_misses_s,
-                                                          r.tape_mib_s, r.aso_active)])
+                                                          r.tape_mib_s, r.aso_active, r.tsm_health)])
     return buf.getvalue()
