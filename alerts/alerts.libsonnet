@@ -12,13 +12,15 @@
   local TSM_LOG_USED = 'aix_tsm_log_space_bytes{%s,kind="used"} / ignoring (kind) (aix_tsm_log_space_bytes{%s,kind="total"} > 0)' % [S, S],
   local TSM_FAILED_EVENTS = 'sum by (instance, job) (aix_tsm_client_schedule_events{%s,result=~"failed|failed_no_restart|missed|severed"})' % S,
   // the TSM server's health for the census: the worst of the checklist's alert conditions now
-  // (their thresholds, without their 'for'). 2 critical: the database or a recovery log over the
-  // critical ratio, a status-monitor row in ERROR; 1 warning: over the warning ratio, the
+  // (their thresholds, without their 'for'). 2 critical: no checklist query answers (the server is
+  // down or refuses dsmadmc: every checklist collector fails), the database or a recovery log over
+  // the critical ratio, a status-monitor row in ERROR; 1 warning: over the warning ratio, the
   // database backup overdue or never made, a pool full, scratch tapes low, a drive or a path
   // offline, client schedules failed, a status-monitor row in WARNING; 0 ok: the checklist
-  // answers and none of these holds. Absent where no checklist query answers (on an LPAR
-  // without a TSM server, or while they all fail); a figure that answers alone is judged alone.
+  // answers and none of these holds. Absent on an LPAR without the checklist (no TSM server, or
+  // dsmadmc not configured); a figure that answers alone is judged alone.
   local tsmHealth = std.join(' or ', ['(%s) * 0 + %d' % [e[1], e[0]] for e in [
+    [2, 'max by (instance, job) (aix_exporter_collector_success{%s,collector=~"tsm_checklist|tsm_storage|tsm_health"}) == 0' % S],
     [2, 'max by (instance, job) (%s) > %g' % [TSM_DB_USED, c.tsmSpaceCriticalRatio]],
     [2, 'max by (instance, job) (%s) > %g' % [TSM_LOG_USED, c.tsmSpaceCriticalRatio]],
     [2, 'max by (instance, job) (aix_tsm_monitor_status{%s,status="error"}) == 1' % S],

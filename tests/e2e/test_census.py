@@ -22,6 +22,8 @@ FLEET = {
     "atrisk:10990": (4, 1.1, 0.01, 40, 350 << 20),
     "down:10990": (5, 0.5, 0.0, 0, 0),
 }
+# aix:tsm_health:code of the LPARs that run a TSM server with the checklist (the others: none)
+TSM = {"down:10990": 2, "contended:10990": 1, "calm:10990": 0}
 ORDER = ["down:10990", "atrisk:10990", "fallback:10990", "calm:10990", "ibm64k:10990", "contended:10990", "mild:10990"]
 
 
@@ -33,6 +35,9 @@ def history(start, minutes=180):
         for instance, values in FLEET.items():
             for m in range(minutes):
                 out.append(f'{record}{{instance="{instance}",job="aix"}} {values[k]} {start + 60 * m}')
+    out.append("# TYPE aix_tsm_health_code gauge")
+    for instance, code in TSM.items():
+        out += [f'aix:tsm_health:code{{instance="{instance}",job="aix"}} {code} {start + 60 * m}' for m in range(minutes)]
     return "\n".join(out) + "\n# EOF\n"
 
 
@@ -69,13 +74,16 @@ def test_census_ranks_the_fleet_worst_first(fleet_store, tmp_path):
     assert float(by["contended:10990"]["pin_misses_s"]) == pytest.approx(3825)
     assert float(by["calm:10990"]["pin_misses_s"]) == pytest.approx(12)
     assert float(by["calm:10990"]["tape_mib_s"]) == pytest.approx(378.0)
+    assert {i: row["tsm_health"] for i, row in by.items() if row["tsm_health"]} == {
+        "down:10990": "2.0", "contended:10990": "1.0", "calm:10990": "0.0"}
     r = run(fleet_store, tmp_path, "census.md")
     text = (tmp_path / "census.md").read_text()
     assert ("By state: down after ANR0358E 1, mandatory at risk 1, falling back (pool full) 1, 16 MB pages 1, "
             "64 KB pages 1, 4 KB pages 2") in text
-    assert "| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s | ASO |" \
-        in text
-    assert "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 3,825 | 139.0 | n/a |" in text
+    assert ("| LPAR | job | state | system / user CPU | pin_seg_range miss ratio | pin lock misses/s | tape MiB/s | ASO "
+            "| TSM health |\n") in text
+    assert "| contended:10990 | aix | 4 KB pages | 5.00 | 0.2500 | 3,825 | 139.0 | n/a | warning |\n" in text
+    assert "| mild:10990 | aix | 4 KB pages | 1.50 | 0.0200 | 150 | 300.0 | n/a | n/a |\n" in text
 
 
 def test_census_needs_the_rules_and_says_so(fleet_store, tmp_path):
@@ -100,7 +108,7 @@ def test_the_census_dashboard_counts_each_state_and_shows_each_lpars_figures(fle
         "down after ANR0358E": 1, "mandatory at risk": 1, "falling back": 1, "16 MB pages": 1, "64 KB pages": 1,
         "4 KB pages": 2}
     table = next(p for p in board if p["title"].startswith("Fleet: state, contention and tape"))
-    state, sys_per_user, miss, misses, tape, aso = (values(t["expr"]) for t in table["targets"])
+    state, sys_per_user, miss, misses, tape, aso, tsm = (values(t["expr"]) for t in table["targets"])
     for instance, (code, spu, ratio, per_s, tape_bytes) in FLEET.items():
         assert state[instance] == code, instance
         assert sys_per_user[instance] == pytest.approx(spu), instance
@@ -108,3 +116,7 @@ def test_the_census_dashboard_counts_each_state_and_shows_each_lpars_figures(fle
         assert misses[instance] == pytest.approx(per_s), instance
         assert tape[instance] == pytest.approx(tape_bytes / 1048576), instance
     assert aso == {}
+    assert tsm == TSM   # (the code; its name is the tsm label, as the State column's)
+    named = {r["metric"]["instance"]: r["metric"]["tsm"]
+             for r in fleet_store.query(substitute(table["targets"][6]["expr"]), fleet_store.end)}
+    assert named == {"down:10990": "critical", "contended:10990": "warning", "calm:10990": "ok"}

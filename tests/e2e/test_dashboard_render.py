@@ -60,7 +60,7 @@ def test_every_panel_of_every_dashboard_is_drawn_with_data(rendered):
     counts = {r["file"]: len(r["panels"]) for r in shipped.values()}
     assert counts == {"aix-4k-vs-16m.json": 10, "aix-before-after.json": 4, "aix-fleet-census.json": 2,
                       "aix-large-pages.json": 10, "aix-lock-contention.json": 8, "aix-overview.json": 13,
-                      "aix-tape.json": 9}
+                      "aix-tape.json": 9, "aix-tsm-server.json": 10}
 
 
 def test_what_the_panels_show_is_the_demo_story(rendered):
@@ -90,9 +90,11 @@ def test_every_table_shows_named_columns_and_readable_values(rendered):
     case study (139 -> 378 MiB/s, 25 % pin misses, tsmsrv02 down after ANR0358E)."""
     _, results = rendered
     text = {(r["file"], p["title"]): p["text"] for r in results.values() for p in r["panels"]}
-    census = table(text[("aix-fleet-census.json", "Fleet: state, contention and tape per LPAR, worst first")], 9)
+    census = table(text[("aix-fleet-census.json", "Fleet: state, contention and tape per LPAR, worst first")], 10)
     assert census[0] == ["LPAR", "State", "Code", "System / user CPU", "pin_seg_range miss ratio", "Pin lock misses/s",
-                         "Tape MiB/s", "ASO", "Job"]
+                         "Tape MiB/s", "ASO", "TSM health", "Job"]
+    # tsmsrv02's server is down: none of its checklist queries answers; tsmsrv01's checklist is clean
+    assert [row[8] for row in census[1:]] == ["critical", "ok"]
     assert [row[:3] for row in census[1:]] == [["tsmsrv02:10990", "down after ANR0358E", "5"],
                                               ["tsmsrv01:10990", "16 MB pages", "2"]]
     assert census[2][4] == "12.8%" and census[2][5] == "8,905" and census[2][7] == "inactive"
@@ -108,6 +110,20 @@ def test_every_table_shows_named_columns_and_readable_values(rendered):
     windows = table(text[("aix-4k-vs-16m.json", "Comparison: after relative to before (window 1h, ended 5h30m and 30m ago)")], 5)
     assert windows[0] == ["Figure", "LPAR", "Before (base)", "After", "After / before"]
     assert ["1 Tape throughput (MiB/s)", "tsmsrv01:10990", "139.006", "377.877", "2.72"] in windows
+    # the TSM server's checklist, tsmsrv01 (case-study) at the end of its 8 hours: the simulator's
+    # eight drives on /dev/rmt0-7 online, its 40 nightly client events completed; tsmsrv02's
+    # server is down then (exhaustion), so its checklist is absent, not stale
+    drives = table(text[("aix-tsm-server.json", "Drives")], 5)
+    assert drives[0] == ["LPAR", "Library", "Drive", "Device", "State"]
+    assert drives[1:] == [["tsmsrv01:10990", "TS4500", f"DRIVE{k}", f"/dev/rmt{k}", "online"] for k in range(8)]
+    # the database 640,960 of 640,960 + 1,436,192 MB used (640,000 MB growing 120 MB an hour for
+    # 8 hours; a 2 TiB file system less 20,000 MB): 30.9 %; 153 scratch tapes less two an hour
+    assert text[("aix-tsm-server.json", "Database used")].split()[:2] == ["tsmsrv01:10990", "30.9%"]
+    assert text[("aix-tsm-server.json", "Scratch volumes")].split()[:3] == ["tsmsrv01:10990", "TS4500", "137"]
+    assert text[("aix-tsm-server.json", "Client schedules failed or missed (24 h)")].split()[:2] == ["tsmsrv01:10990", "0"]
+    monitor = table(text[("aix-tsm-server.json", "Status monitor")], 5)
+    assert monitor[0][:4] == ["LPAR", "Activity", "State", "Value"]
+    assert ["tsmsrv01:10990", "STORAGE POOL UTILIZATION (COPYPOOL)", "normal", "80.4"] in [r[:4] for r in monitor]
     collectors = table(text[("aix-overview.json", "Collectors")], 5)
     assert collectors[0] == ["LPAR", "Collector", "Success", "Since last success", "lpar"]
     assert ["tsmsrv01:10990", "aso", "1", "0s", "tsmsrv01"] in collectors

@@ -20,6 +20,7 @@ from tests.e2e.helpers import start, stop, wait_http
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$", re.M)
 COLLECTORS = {"vmstat", "memory", "vmo", "aso", "vmstat_v", "vmstat_s", "process", "ldr_cntrl", "splat", "tape",
               "tsm", "tsm_server", "tsm_checklist", "tsm_storage", "tsm_health", "errpt"}
+CHECKLIST = {"tsm_checklist", "tsm_storage", "tsm_health"}
 DRIVE_MAX = T_MAX * 1.03 * MIB          # the model's fastest drive: no contention, noise +3 %
 RUNS = {   # spec -> what the run crosses
     "case-study?at=28800": "the issue's run: 45 scrapes 2 s apart, 90 s at real speed",
@@ -30,6 +31,18 @@ RUNS = {   # spec -> what the run crosses
 }
 LONE = "case-study?at=28800"   # scraped by one client every 2 s, as in the issue
 SECONDS = 90
+
+
+def server_down_within(spec: str) -> bool:
+    """Whether the scenario's TSM server is down at some simulated time the run crosses (from
+    its start to its end at its speed, a minute's slack), by the simulator's own model."""
+    from aix_exporter.simulate.model import Model
+    from aix_exporter.simulate.scenarios import get
+    from aix_exporter.sources.simulate import parse_spec
+    p = parse_spec(f"simulate:{spec}".split(":", 1)[1])
+    model = Model(get(p["scenario"]), seed=p["seed"])
+    end = p["at"] + (SECONDS + 60) * p["speed"]
+    return any(not model.state(t).server_up for t in range(int(p["at"]), int(end) + 1, 10))
 
 
 def parse(body: str) -> dict:
@@ -69,8 +82,12 @@ def test_concurrent_fresh_scrapes_of_every_scenario_stay_true():
                 bad = []
                 ok = {re.search(r'collector="([^"]+)"', k[1]).group(1): v
                       for k, v in m.items() if k[0] == "aix_exporter_collector_success"}
-                if set(ok) != COLLECTORS or any(v != 1 for v in ok.values()):
-                    bad.append(f"collectors {sorted(c for c in COLLECTORS if ok.get(c) != 1)} not successful")
+                # the checklist asks the TSM server (dsmadmc): while it is down the checklist's
+                # collectors fail, as on AIX, and their failure stands until their next query
+                # (tsm.checklist_interval_seconds); nothing else may fail
+                excused = CHECKLIST if server_down_within(spec) else set()
+                if set(ok) != COLLECTORS or any(v != 1 for c, v in ok.items() if c not in excused):
+                    bad.append(f"collectors {sorted(c for c in COLLECTORS - excused if ok.get(c) != 1)} not successful")
                 for (name, labels), v in m.items():
                     if name == "aix_tape_throughput_bytes_per_second" and not 0 <= v <= DRIVE_MAX:
                         bad.append(f"{name}{labels} = {v / MIB:.1f} MiB/s")

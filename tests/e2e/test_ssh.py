@@ -129,6 +129,8 @@ def test_probe_through_sshd_serves_what_the_system_source_serves(tmp_path, sshd,
     # the checklist over SSH through the wrapper's table (issue 59): a drive, its path and device
     assert 'aix_tsm_drive_info{device="/dev/rmt3",drive="DRIVE3",library="TS4500"} 1.0' in out
     assert 'aix_tsm_library_volumes{library="TS4500",status="scratch"} 153.0' in out
+    assert 'aix_tsm_client_schedule_events{result="missed"} 1.0' in out          # the events select
+    assert 'aix_tsm_monitor_value{activity="STORAGE POOL UTILIZATION (COPYPOOL)"} 80.4' in out   # q monitorstatus
     assert samples(out) == samples(GOLDEN.read_text())          # the same values as the system source's
     assert 'aix_tsm_messages_total{msgid="ANR0358E",severity="E"} 1.0' in out
     assert f'aix_exporter_source_info{{source="{sshd.spec}"}} 1.0' in out

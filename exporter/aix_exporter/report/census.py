@@ -12,7 +12,7 @@ tape MiB/s likewise.
 Worst first: state, then system per user CPU, then the miss ratio. ASO: whether the Active System
 Optimizer is active (aix_aso_active), since it can take 16 MB pages from the pool on its own.
 TSM health (aix:tsm_health:code): the worst of the TSM checklist's alert conditions now (critical,
-warning, ok; n/a where the checklist does not answer).
+warning, ok; critical too when no checklist query answers; n/a on an LPAR without the checklist).
 """
 from __future__ import annotations
 

@@ -579,6 +579,17 @@ def _running(ctx: Context) -> State:
     return ctx.state
 
 
+class ServerDown(Exception):
+    """The TSM server does not answer dsmadmc: its query fails, as on AIX (the checklist's
+    collectors fail with this one reason; a per-process command has no data instead)."""
+
+
+def _answering(ctx: Context) -> State:
+    if not ctx.state.server_up:
+        raise ServerDown("ANS1017E Session rejected: TCP/IP connection failure")
+    return ctx.state
+
+
 RENDERERS = {
     "vmstat": lambda c: vmstat(c.model, c.state),
     "vmstat_v": lambda c: vmstat_v(c.state),
@@ -595,15 +606,15 @@ RENDERERS = {
     "tsm_sessions": lambda c: tsm_sessions(c.state),
     "tsm_mounts": lambda c: tsm_mounts(c.state),
     "tsm_summary": lambda c: tsm_summary(c.model, c.state),
-    "tsm_db": lambda c: tsm_db(_running(c), c.epoch0, c.model.sc.checklist_trouble),   # (stopped: no data)
-    "tsm_log": lambda c: tsm_log(_running(c)),
+    "tsm_db": lambda c: tsm_db(_answering(c), c.epoch0, c.model.sc.checklist_trouble),
+    "tsm_log": lambda c: tsm_log(_answering(c)),
     "errpt": lambda c: errpt(c.state, c.epoch0, c.model.sc.checklist_trouble),
-    "tsm_stgpools": lambda c: tsm_stgpools(_running(c), c.model.sc.checklist_trouble),
-    "tsm_libvolumes": lambda c: tsm_libvolumes(_running(c), c.model.sc.checklist_trouble),
-    "tsm_drives": lambda c: tsm_drives(_running(c), c.model.sc.checklist_trouble),
-    "tsm_paths": lambda c: tsm_paths(_running(c), c.model.sc.checklist_trouble),
-    "tsm_events": lambda c: tsm_events(_running(c), c.model.sc.checklist_trouble),
-    "tsm_monitor": lambda c: tsm_monitor(_running(c), c.epoch0, c.model.sc.checklist_trouble),
+    "tsm_stgpools": lambda c: tsm_stgpools(_answering(c), c.model.sc.checklist_trouble),
+    "tsm_libvolumes": lambda c: tsm_libvolumes(_answering(c), c.model.sc.checklist_trouble),
+    "tsm_drives": lambda c: tsm_drives(_answering(c), c.model.sc.checklist_trouble),
+    "tsm_paths": lambda c: tsm_paths(_answering(c), c.model.sc.checklist_trouble),
+    "tsm_events": lambda c: tsm_events(_answering(c), c.model.sc.checklist_trouble),
+    "tsm_monitor": lambda c: tsm_monitor(_answering(c), c.epoch0, c.model.sc.checklist_trouble),
 }
 
 

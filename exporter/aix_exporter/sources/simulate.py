@@ -20,7 +20,7 @@ from ..config import Settings
 from ..simulate import render
 from ..simulate.model import Model
 from ..simulate.scenarios import get
-from . import NotRunning, SourceError
+from . import CommandFailed, NotRunning, SourceError
 
 
 def parse_spec(arg: str) -> dict:
@@ -77,6 +77,8 @@ class SimulatedSource:
             return render.render(key, ctx)
         except render.ProcessDown as e:
             raise NotRunning(str(e)) from None
+        except render.ServerDown as e:
+            raise CommandFailed(f"dsmadmc: the server does not answer: {e}") from None
 
     def read_log(self, key: str, position):
         """The log's lines since ``position``: the first read (no position) gives the whole

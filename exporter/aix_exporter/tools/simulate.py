@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..commands import TABLE
 from ..simulate.scenarios import SCENARIOS
-from ..sources import NotRunning
+from ..sources import CommandFailed, NotRunning
 from ..sources.simulate import SimulatedSource
 from . import importing
 from .openmetrics import Writer, add_families
@@ -26,7 +26,7 @@ def write_replay(scenario: str, out: str, at: float, seed: int) -> list:
     for cmd in TABLE:
         try:
             text = src.read(cmd.key)
-        except NotRunning:
+        except (NotRunning, CommandFailed):   # (no file: a replay of it fails, as the command did)
             continue
         with open(os.path.join(out, cmd.replay_file), "w", encoding="utf-8") as fh:
             fh.write(text)
