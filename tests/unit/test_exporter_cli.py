@@ -89,7 +89,7 @@ def test_off_aix_the_system_source_says_what_to_use_instead():
     assert r.stderr.splitlines() == [
         "aix-exporter: this is not AIX (Linux), so --source system has no AIX commands to run.",
         "  For the simulated LPAR:        --source simulate:SCENARIO  (scenarios: case-study, checklist-trouble, "
-        "exhaustion, fallback, ibm-64k, ibm-64k-quiet, steady, tight-memory)",
+        "dirty-drive, exhaustion, fallback, fewer-drives, ibm-64k, ibm-64k-quiet, steady, tight-memory)",
         "  For captured command output:   --source replay:DIR",
         "  For stand-in commands:         --source system --path.commands DIR"]
 

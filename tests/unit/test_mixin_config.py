@@ -118,6 +118,10 @@ class Recorder:
         self.queries.append(expr)
         return [float(t) for t in range(int(at - length), int(at) + 1, 60)]
 
+    def instant(self, expr, at):
+        self.queries.append(expr)
+        return []
+
 
 @pytest.mark.parametrize("base", [monitoring.SELECTOR, OURS])
 def test_every_report_query_carries_the_selector(base):

@@ -256,8 +256,9 @@ class Fake:
     be a function of the query's time), sample_times with ``times``, range queries with
     ``ranges`` (a function of the query); records every query."""
 
-    def __init__(self, scalars=(), times=None, ranges=None, instances=("tsmsrv01:10990",)):
+    def __init__(self, scalars=(), times=None, ranges=None, instances=("tsmsrv01:10990",), instants=None):
         self.scalars, self.times, self.ranges, self.instances = list(scalars), times, ranges, instances
+        self.instants = instants
         self.asked: list = []
 
     def label_values(self, label, match, start, end):
@@ -271,6 +272,12 @@ class Fake:
             if text in expr:
                 return value(at) if callable(value) else value
         return None
+
+    def instant(self, expr, at):
+        """The comparability's queries (report/comparability.py): no answer unless ``instants``
+        (a function of the query) gives one."""
+        self.asked.append(("instant", expr, at))
+        return self.instants(expr, at) if self.instants else []
 
     def sample_times(self, expr, length, at):
         self.asked.append(("times", expr, length, at))

@@ -149,7 +149,7 @@ def test_bad_specs(spec, message):
 
 def test_every_scenario_is_listed():
     assert set(SCENARIOS) == {"case-study", "exhaustion", "fallback", "steady", "checklist-trouble", "tight-memory",
-                              "ibm-64k", "ibm-64k-quiet"}
+                              "ibm-64k", "ibm-64k-quiet", "dirty-drive", "fewer-drives"}
     assert parse_spec("steady")["speed"] == 1.0
 
 

@@ -14,12 +14,17 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..promapi import Prometheus, QueryError
+from . import comparability
+from .comparability import Comparability, and_list
 from ..figures import FIGURES, SAME_BAND, Figure
 from ..monitoring import CONFIG, SELECTOR, label_value, matchers
 
 
 # the report's errors and its query client's are one type: a line for the user
 ReportError = QueryError
+
+# the parts whose figures a tape confounder (report/comparability.py) explains
+TAPE_PARTS = ("tape_bytes", "tape_transfers")
 
 # time series plotted across both windows
 SERIES = {
@@ -151,6 +156,7 @@ class Comparison:
     tz: Optional[dt.tzinfo] = dt.timezone.utc  # the zone times are shown in (None: local)
     title: str = ""                            # --title, e.g. the change ticket
     note: str = ""                             # --note
+    comparability: Optional[Comparability] = None   # the windows' tape confounders (issue 60)
 
     def at(self, t: float) -> str:
         return stamp(t, self.tz)
@@ -190,6 +196,8 @@ class Comparison:
         per user CPU, the pin_seg_range miss ratio) judge; the data's problems are named and
         kept out; figures whose direction depends on the workload are named, not judged."""
         parts = [f"From {self.regimes[0]} to {self.regimes[1]} pages."] if self.regimes else []
+        if self.comparability is not None:
+            parts.append(self.comparability.sentence())
         tape, spu, pin = self.row("tape"), self.row("sys_per_user"), self.row("pin_miss")
         if tape.judged and tape.ratio is not None:
             parts.append(f"Tape throughput went from {tape.fmt(tape.before)} to {tape.fmt(tape.after)} MiB/s "
@@ -218,8 +226,8 @@ class Comparison:
         if judged and lacking:   # a verdict on some of the deciding figures says which
             names = [r.figure.title for r in lacking]
             nmon = {r.figure.key for r in lacking} <= {"tape", "pin_miss"}
-            parts.append(f"Judged on {_and([r.figure.title for r in judged if r.figure.decides])} only: "
-                         f"{_and(names)} {'has' if len(names) == 1 else 'have'} no data in these windows"
+            parts.append(f"Judged on {and_list([r.figure.title for r in judged if r.figure.decides])} only: "
+                         f"{and_list(names)} {'has' if len(names) == 1 else 'have'} no data in these windows"
                          + (" (nmon recordings have no tape or pin-lock data)." if nmon else "."))
         refused = [r for r in self.rows if r.figure.decides and r.problems]
         if refused:
@@ -245,8 +253,6 @@ class Comparison:
 
 
 
-def _and(names: list) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def selector(instance: str, base: str = SELECTOR) -> str:
@@ -403,7 +409,13 @@ def compare(prom: Prometheus, instance: str, before: Window, after: Window, chan
             raise ReportError(f"no data for instance {instance!r} in the {which} window "
                               f"({w.start:.0f}..{w.end:.0f}, Unix times): is the window in the history "
                               f"Prometheus keeps, and the instance spelled as it has it?")
-    cmp = Comparison(instance, before, after, rows, change_at)
+    confounded = comparability.check(prom, sel, before, after)
+    said = confounded.confounders()
+    if said[0] or said[1]:   # the tape figures a confounder explains are shown, never judged
+        rows = [FigureRow(r.figure, r.before, r.after,
+                          tuple(Check(c.usable, c.problems + said[k]) for k, c in enumerate(r.checks)))
+                if any(p.part in TAPE_PARTS for p in r.figure.parts) else r for r in rows]
+    cmp = Comparison(instance, before, after, rows, change_at, comparability=confounded)
     if plots:
         start, end = min(before.start, after.start), max(before.end, after.end)
         step = max(60, int((end - start) / 400))

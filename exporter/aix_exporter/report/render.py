@@ -119,6 +119,14 @@ def markdown(c: Comparison) -> str:
     if refused:
         lines += ["", "Data problems (a deciding figure with any is not judged):", ""]
         lines += [f"* {r.figure.title}: {'; '.join(r.problems)}" for r in refused]
+    cc = c.comparability
+    if cc is not None:
+        lines += ["", "## Comparability", "", cc.sentence(), ""] + [f"* {line}" for line in cc.lines()]
+        if cc.drives:
+            lines += ["", "| drive | before MiB/s | after MiB/s | tape errors before | tape errors after |",
+                      "|---|---:|---:|---|---|"]
+            lines += [f"| {d.device} | {d.mib_text(0)} | {d.mib_text(1)} | {d.errors_text(0)} | {d.errors_text(1)} |"
+                      for d in cc.drives]
     lines += ["", f"Times in {c.zone_name}. \"n/a\": no data for the figure in that window; \"new\": it was 0 "
               "before. CPU seconds are physical processors consumed (physc)."]
     return "\n".join(lines) + "\n"
@@ -134,4 +142,16 @@ def csv_text(c: Comparison) -> str:
                     "" if r.after is None else r.after, r.ratio_text, r.verdict, c.window(c.before),
                     c.window(c.after)] + ["" if ch.usable is None else round(ch.usable, 4) for ch in r.checks]
                    + ["; ".join(r.problems)])
+    cc = c.comparability
+    if cc is not None:   # the comparability's rows: the drives at work, then each drive's MiB/s and errors
+        before, after = cc.confounders()
+        w.writerow([c.instance, "drives_at_work", "", cc.at_work[0], cc.at_work[1],
+                    f"{cc.at_work[1] / cc.at_work[0]:.2f}" if cc.at_work[0] else "n/a", cc.state, c.window(c.before),
+                    c.window(c.after), "", "", "; ".join([f"before: {b}" for b in before] + [f"after: {a}" for a in after])])
+        for d in cc.drives:
+            ratio = f"{d.mibps[1] / d.mibps[0]:.2f}" if d.mibps[0] and d.mibps[1] is not None else "n/a"
+            errs = [f"{name}: {d.errors_text(k)}" for k, name in ((0, "before"), (1, "after")) if d.errors[k]]
+            w.writerow([c.instance, f"drive:{d.device}", "MiB/s", "" if d.mibps[0] is None else d.mibps[0],
+                        "" if d.mibps[1] is None else d.mibps[1], ratio, "", c.window(c.before), c.window(c.after),
+                        "", "", "; ".join(errs)])
     return buf.getvalue()

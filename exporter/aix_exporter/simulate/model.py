@@ -192,6 +192,24 @@ class Model:
                     return te
         return None
 
+    @staticmethod
+    def dirty(phase, drive: int, t: float) -> bool:
+        return phase.dirty_drive == drive and t >= phase.start + phase.dirty_after
+
+    def tape_errors(self, t: float) -> list:
+        """(seconds, drive) of each TAPE_ERR6 logged up to t: every 20 minutes while a drive
+        needs cleaning, from the phase's dirty_after."""
+        out = []
+        for i, p in enumerate(self.sc.phases):
+            if p.dirty_drive is None:
+                continue
+            end = min(t, self.sc.phases[i + 1].start if i + 1 < len(self.sc.phases) else math.inf)
+            at = p.start + p.dirty_after
+            while at <= end:
+                out.append((at, p.dirty_drive))
+                at += 1200.0
+        return out
+
     def server_up(self, phase, t: float) -> bool:
         if not phase.server_up:
             return False
@@ -219,19 +237,22 @@ class Model:
         share_4k = heap_4k / total if total else 1.0
         share_64k = 16 * heap_64k / total if total else 0.0
         c = CYCLES["4K"] * share_4k + CYCLES["64K"] * share_64k + CYCLES["16M"] * (1 - share_4k - share_64k)
-        n = self.sc.drives
+        n = self.sc.drives - len(p.idle_drives)   # the drives at work contend for the lock
         miss = 1 - 1 / (1 + A_MISS * c * (n - 1)) if up else 0.0
         per_drive = T_MAX / (1 + K_THROUGHPUT * c * (n - 1)) if up else 0.0
-        return {"phase": p, "up": up, "need": need, "heap_l": heap_l, "heap_4k": heap_4k, "heap_64k": heap_64k,
+        return {"t": t, "phase": p, "up": up, "need": need, "heap_l": heap_l, "heap_4k": heap_4k, "heap_64k": heap_64k,
                 "c": c, "miss": miss, "per_drive": per_drive}
 
     def _drive_rates(self, r: dict, step: int) -> list:
         out = []
+        p = r["phase"]
         for i in range(self.sc.drives):
-            if not r["up"]:
+            if not r["up"] or i in p.idle_drives:
                 out.append((0.0, 0.0))
                 continue
             mibps = r["per_drive"] * noise(self.seed, step, f"rmt{i}", 0.03)
+            if self.dirty(p, i, r["t"]):   # a drive that needs cleaning: busy, at half its rate
+                mibps *= 0.5
             busy = min(0.99, (0.86 + 0.06 * (1 - r["miss"] * 4)) * noise(self.seed, step, f"busy{i}", 0.02))
             out.append((mibps, busy))
         return out

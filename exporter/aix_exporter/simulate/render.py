@@ -552,6 +552,8 @@ def errpt(s: State, epoch0: float, trouble: bool) -> str:
         entries.append((600.0, "TAPE_ERR1", "4865FA9B", "H", "PERM", rmt, "tape", "TAPE OPERATION ERROR"))
         entries += [(1200.0 * k, "TAPE_ERR6", "0000E6E6", "H", "TEMP", rmt, "tape", "TAPE DRIVE NEEDS CLEANING")
                     for k in range(1, int(s.t // 1200.0) + 1)]
+    entries += [(at, "TAPE_ERR6", "0000E6E6", "H", "TEMP", f"rmt{d}", "tape", "TAPE DRIVE NEEDS CLEANING")
+                for at, d in (s.model.tape_errors(s.t) if s.model else [])]
     entries = sorted((e for e in entries if e[0] <= s.t), key=lambda e: e[0])
     text = [_errpt_entry(label, ident, epoch0 + at, 1000 + i, cls, kind, res, rc, desc)
             for i, (at, label, ident, cls, kind, res, rc, desc) in enumerate(entries)]

@@ -27,6 +27,9 @@ class Phase:
     heap_growth_per_hour: float = 0.0   # large pages (or equivalent) added per hour
     pid: int = 2687182
     events: list = field(default_factory=list)   # (offset seconds, msgid, text)
+    idle_drives: tuple = ()        # drives (by number) that move no data in this phase (fewer at work)
+    dirty_drive: Optional[int] = None   # a drive that needs cleaning from dirty_after into the phase:
+    dirty_after: float = 0.0            # half its throughput, and errpt's TAPE_ERR6 every 20 minutes
 
     def ldr(self, key: str) -> str:
         """One LDR_CNTRL setting ('' where unset)."""
@@ -163,8 +166,28 @@ def ibm_64k() -> Scenario:
         ])
 
 
+def dirty_drive() -> Scenario:
+    """The case study's change, but rmt3 needs cleaning 10 minutes into the 16 MB run."""
+    sc = case_study()
+    sc.name = "dirty-drive"
+    sc.description = ("The case study's 4 KB to 16 MB change, but one drive (rmt3) needs cleaning 10 minutes into the "
+                      "after window: its throughput halves and errpt logs TAPE_ERR6 every 20 minutes.")
+    sc.phases[-1].dirty_drive, sc.phases[-1].dirty_after = 3, 600.0
+    return sc
+
+
+def fewer_drives() -> Scenario:
+    """The case study's change, but the after window runs 6 of the 8 drives."""
+    sc = case_study()
+    sc.name = "fewer-drives"
+    sc.description = ("The case study's 4 KB to 16 MB change, but the after window runs 6 of its 8 drives (rmt6 and "
+                      "rmt7 idle): fewer drives contend, and the total moves less for a reason of its own.")
+    sc.phases[-1].idle_drives = (6, 7)
+    return sc
+
+
 SCENARIOS = {s().name: s for s in (case_study, exhaustion, fallback, steady, checklist_trouble, tight_memory,
-                                   ibm_64k_quiet, ibm_64k)}
+                                   ibm_64k_quiet, ibm_64k, dirty_drive, fewer_drives)}
 
 
 def get(name: str) -> Scenario:
