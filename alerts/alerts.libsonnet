@@ -119,6 +119,11 @@
           { record: 'aix:tape_bytes:rate5m', expr: 'rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])' % [S, S] },
           { record: 'aix:tape_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m]))' % [S, S] },
           { record: 'aix:tape_busy:ratio5m', expr: 'avg_over_time(aix_tape_busy_ratio{%s}[5m])' % S },
+          // per drive, one truth (issue 60): the drives at work per LPAR (more than 1 MiB/s over
+          // 5 minutes, iostat -p), and each drive's hardware errors in the error log over the
+          // last hour, by its device (errpt's resource rmtN is iostat's device rmtN)
+          { record: 'aix:tape_drives_at_work:count', expr: 'count by (instance, job) ((rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])) > 1048576)' % [S, S] },
+          { record: 'aix:tape_drive_errors:increase1h', expr: 'label_replace(sum by (instance, job, resource) (increase(aix_errpt_entries_total{%s,class="H",resource=~"rmt[0-9]+"}[1h])), "device", "$1", "resource", "(.+)")' % S },
           { record: 'aix:regime_page_size:bytes', expr: pageSize },
           // deprecated (kept for existing users; nothing of ours reads it): 1 on 16 MB pages, 0 on 4 KB or 64 KB
           { record: 'aix:regime_16m:bool', expr: regime },
@@ -262,6 +267,14 @@
                 'aix_tsm_monitor_status{%s,status="warning"} == 1' % S, c.tsmMonitorFor,
                 'TSM status monitor on {{ $labels.instance }}: {{ $labels.activity }} is in WARNING',
                 'The server\'s own status monitor on {{ $labels.instance }} has judged {{ $labels.activity }} WARNING for %s (aix_tsm_monitor_status {{ $value }}; QUERY MONITORSTATUS): not yet an error; look at q monitorstatus f=d before it becomes one.' % c.tsmMonitorFor),
+          alert('AixTapeDriveMountedIdle', 'warning',
+                'max by (instance, job, device, drive) (label_replace(aix_tsm_drive_mount_info{%s,status="in_use"}, "device", "$1", "device", "/dev/(.+)")) unless on (instance, job, device) ((rate(aix_tape_read_bytes_total{%s}[%s]) + rate(aix_tape_written_bytes_total{%s}[%s])) > 0)' % [S, S, c.tapeIdleFor, S, c.tapeIdleFor], c.tapeIdleFor,
+                'Tape {{ $labels.device }} on {{ $labels.instance }} is mounted in use but moves nothing',
+                'The server has a volume mounted and in use in {{ $labels.drive }} ({{ $labels.device }}, q mount ANR8330I, aix_tsm_drive_mount_info {{ $value }}) on {{ $labels.instance }}, but iostat -p shows no byte read or written on it for %s: the drive, its path or the session feeding it is stuck. A stuck drive lowers the LPAR\'s tape MB/s without any page-size change.' % c.tapeIdleFor),
+          alert('AixTapeDriveOfflineWhileWriting', 'warning',
+                '(min by (instance, job) (aix_tsm_drive_online{%(S)s}) == 0 or min by (instance, job) (aix_tsm_path_online{%(S)s}) == 0) and on (instance, job) (sum by (instance, job) (rate(aix_tape_written_bytes_total{%(S)s}[5m])) > 1048576)' % { S: S }, c.tsmOfflineFor,
+                'A drive or path is offline on {{ $labels.instance }} while it writes to tape',
+                'The server on {{ $labels.instance }} has a drive or a path offline (aix_tsm_drive_online or aix_tsm_path_online {{ $value }}) for %s while the LPAR writes to tape: fewer drives serve the running backups, so tape MB/s measured now is not comparable with a window that had them all (the report\'s Comparability section names it).' % c.tsmOfflineFor),
           alert('AixTapeDriveNeedsCleaning', 'warning',
                 'increase(aix_errpt_entries_total{%s,label="TAPE_ERR6"}[%s]) > 0' % [S, c.errptWindow], '0s',
                 'Tape drive {{ $labels.resource }} on {{ $labels.instance }} needs cleaning',

@@ -25,4 +25,21 @@ g.dashboard('AIX / Tape', 'aix-tape',
               excludeByName: { Time: true, Value: true, __name__: true, job: true },
               indexByName: { instance: 0, drive: 1, device: 2, status: 3 },
             } }]),
+    // per drive, one truth (issue 60): the OS device's MiB/s beside the server's drive of that device and its state
+    local os = 'aix:tape_bytes:rate5m{%s} / 1048576' % i;
+    local server = g.named('label_replace(aix_tsm_drive_info{%s}, "device", "$1", "device", "/dev/(.+)") * on (instance, job, library, drive) group_left () aix_tsm_drive_online{%s}' % [i, i],
+                           'state', [[1, 'online'], [0, 'offline']], by=['instance', 'job', 'device', 'drive']);
+    g.table('Drives: the OS device and the server\'s drive', [t('%s + on (instance, job, device) group_left (drive, state) (0 * %s) or %s' % [os, server, os], '', instant=true, format='table')],
+            'short', g.pos(0, 41, 12, 9),
+            desc='Each tape device (iostat -p: MiB/s over 5 minutes) with the server\'s drive whose path opens it and that drive\'s state (DRIVES ONLINE; empty without the TSM checklist).',
+            transformations=[{ id: 'organize', options: {
+              excludeByName: { Time: true, job: true },
+              renameByName: { instance: 'LPAR', device: 'Device', drive: 'Drive', state: 'Server', Value: 'MiB/s' },
+              indexByName: { instance: 0, device: 1, drive: 2, state: 3, Value: 4 },
+            } }]) {
+      fieldConfig+: { overrides: [{ matcher: { id: 'byName', options: 'MiB/s' }, properties: [{ id: 'decimals', value: 1 }] }] },
+    },
+    g.timeseries('Tape errors per drive (errpt, last hour)', [t('aix:tape_drive_errors:increase1h{%s} or 0 * aix:tape_busy:ratio5m{%s}' % [i, i], '{{instance}} {{device}}')],
+                 'short', g.pos(12, 41, 12, 9),
+                 desc='Hardware entries in the error log against each drive over the last hour (TAPE_ERR6: it asks for cleaning; TAPE_ERR1: a permanent error). A drive with errors moves less for a reason of its own: a before/after comparison across them is not the page size\'s alone.'),
   ], selector=c.aixSelector)

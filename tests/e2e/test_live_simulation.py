@@ -7,6 +7,7 @@ MiB/s per drive stays within what the drives can do, and counters never go back.
 The simulator's shared counter cache raced under concurrent collectors (issue 25): the tape
 collector failed on 39 of 45 scrapes and served up to 2,258,768 MiB/s.
 """
+import functools
 import re
 import sys
 import threading
@@ -33,6 +34,7 @@ LONE = "case-study?at=28800"   # scraped by one client every 2 s, as in the issu
 SECONDS = 90
 
 
+@functools.lru_cache(maxsize=None)
 def server_down_within(spec: str) -> bool:
     """Whether the scenario's TSM server is down at some simulated time the run crosses (from
     its start to its end at its speed, a minute's slack), by the simulator's own model."""
@@ -42,7 +44,7 @@ def server_down_within(spec: str) -> bool:
     p = parse_spec(f"simulate:{spec}".split(":", 1)[1])
     model = Model(get(p["scenario"]), seed=p["seed"])
     end = p["at"] + (SECONDS + 60) * p["speed"]
-    return any(not model.state(t).server_up for t in range(int(p["at"]), int(end) + 1, 10))
+    return any(not model.server_up(model.phase_at(t), t) for t in range(int(p["at"]), int(end) + 1, 10))
 
 
 def parse(body: str) -> dict:
