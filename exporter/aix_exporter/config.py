@@ -81,8 +81,8 @@ class TsmSettings:
 @dataclass
 class ErrptSettings:
     # the error log (collector errpt): errpt -a once an interval, in the background; the last
-    # entry counted and the counts kept in state_file across restarts (this host's LPAR only:
-    # a target's errpt position is kept in memory)
+    # entry counted and the counts kept in state_file across restarts (this host's LPAR; a target
+    # keeps its own in its own errpt section, which replaces this one; without one, in memory)
     interval_seconds: int = 300
     state_file: Optional[str] = None
 
@@ -111,6 +111,7 @@ class TargetSettings:
     key_file: Optional[str] = None      # default: ssh.key_file
     known_hosts: Optional[str] = None   # default: ssh.known_hosts
     tsm: Optional[dict] = None          # this target's tsm section (replaces the top-level one)
+    errpt: Optional[dict] = None        # this target's errpt section: its own state_file (else in memory)
 
 
 @dataclass
@@ -199,6 +200,11 @@ def _targets(s: Settings, errors: list, collector_names=None) -> None:
                                                   f"known: {', '.join(collector_names)}"))
         if t.tsm is not None:
             t.tsm = _build(TsmSettings, t.tsm, f"{where}.tsm", errors)
+        if t.errpt is not None:
+            t.errpt = _build(ErrptSettings, t.errpt, f"{where}.errpt", errors)
+            state = getattr(t.errpt, "state_file", None)
+            if state is not None and (not isinstance(state, str) or not state.startswith("/")):
+                errors.append((f"{where}.errpt.state_file", f"{where}.errpt.state_file: must be an absolute path"))
         built.append(t)
     _one_owner_each(s, built, errors)
     s.targets = built
@@ -215,9 +221,12 @@ def _one_owner_each(s: Settings, built: list, errors: list) -> None:
     for t in built:
         if isinstance(t.tsm, TsmSettings) and isinstance(t.tsm.state_file, str) and t.tsm.state_file:
             places.setdefault(os.path.realpath(t.tsm.state_file), []).append(f"{t.name}'s {t.tsm.state_file}")
+        if isinstance(t.errpt, ErrptSettings) and isinstance(t.errpt.state_file, str) and t.errpt.state_file:
+            places.setdefault(os.path.realpath(t.errpt.state_file), []).append(
+                f"{t.name}'s errpt.state_file {t.errpt.state_file}")
     for real, users in sorted(places.items()):
         if len(users) > 1:
-            what = "the state file" if any(u.startswith("errpt.") for u in users) else "tsm.state_file"
+            what = "the state file" if any("errpt." in u for u in users) else "tsm.state_file"
             errors.append(("targets", f"targets: {what} {real} is used twice ({', '.join(users)}): each "
                                       "target and each log keeps its own position"))
 
@@ -230,7 +239,9 @@ def target_settings(s: Settings, t: TargetSettings) -> Settings:
     import dataclasses
     out = copy.copy(s)
     out.tsm = t.tsm if isinstance(t.tsm, TsmSettings) else TsmSettings()
-    out.errpt = dataclasses.replace(s.errpt, state_file=None)   # (the top level's file is its own LPAR's)
+    # a target's own errpt section (its state file: its LPAR's position and counts), else the top
+    # level's settings without its state file (that file is the top level's own LPAR's)
+    out.errpt = t.errpt if isinstance(t.errpt, ErrptSettings) else dataclasses.replace(s.errpt, state_file=None)
     out.targets = []
     return out
 MAX_CONFIG_BYTES = 1 << 20

@@ -204,3 +204,61 @@ def test_check_config_names_an_errpt_state_file_that_is_somebody_elses(tmp_path)
         ("errpt.state_file", "errpt.state_file")]
     (tmp_path / "passwd").unlink()
     assert [w for w, _ in file_problems(s) if w.startswith("errpt")] == []
+
+
+# -- a target's own errpt section: its LPAR's position and counts across restarts (issue 60) ------
+def test_a_target_keeps_its_error_log_position_in_its_own_state_file(tmp_path):
+    from aix_exporter.collectors.errpt import ErrptCollector
+    from aix_exporter.config import load, target_settings
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(f"errpt: {{state_file: {tmp_path}/own.state}}\n"
+                   "targets:\n"
+                   f"  - {{name: a, source: 'ssh://u@h', errpt: {{state_file: {tmp_path}/a.state}}}}\n"
+                   "  - {name: b, source: 'ssh://u@i'}\n")
+    s = load(str(cfg))
+    a, b = (target_settings(s, t) for t in s.targets)
+    assert (a.errpt.state_file, b.errpt.state_file, s.errpt.state_file) == (
+        f"{tmp_path}/a.state", None, f"{tmp_path}/own.state")
+    first = ErrptCollector(a)
+    first.count(report((10, "ERRLOG_ON", "errdemon")))
+    first.count(report((10, "ERRLOG_ON", "errdemon"), (11, "TAPE_ERR6", "rmt3")))
+    first._save()
+    # the exporter stops; the LPAR logs two more; the target's new collector starts from its file
+    again = ErrptCollector(target_settings(load(str(cfg)), load(str(cfg)).targets[0]))
+    again.count(report((10, "ERRLOG_ON", "errdemon"), (11, "TAPE_ERR6", "rmt3"), (12, "TAPE_ERR6", "rmt3"),
+                       (13, "TAPE_ERR1", "rmt5")))
+    assert counted(again) == ({"ERRLOG_ON@errdemon": 0, "TAPE_ERR6@rmt3": 2, "TAPE_ERR1@rmt5": 1}, 0)
+    assert not (tmp_path / "own.state").exists()   # (the top level's file is its own LPAR's, untouched)
+
+
+@pytest.mark.parametrize("body, users", [
+    # a target's errpt file and the top level's, by another spelling of one place
+    ("errpt: {state_file: DIR/x.state}\ntargets:\n  - {name: a, source: 'ssh://u@h', errpt: {state_file: DIR//x.state}}\n",
+     "errpt.state_file DIR/x.state, a's errpt.state_file DIR//x.state"),
+    # two targets' errpt files
+    ("targets:\n  - {name: a, source: 'ssh://u@h', errpt: {state_file: DIR/x.state}}\n"
+     "  - {name: b, source: 'ssh://u@i', errpt: {state_file: DIR/x.state}}\n",
+     "a's errpt.state_file DIR/x.state, b's errpt.state_file DIR/x.state"),
+    # one target's errpt file and its own activity-log state
+    ("targets:\n  - {name: a, source: 'ssh://u@h', tsm: {state_file: DIR/x.state}, errpt: {state_file: DIR/./x.state}}\n",
+     "a's DIR/x.state, a's errpt.state_file DIR/./x.state"),
+    # a target's errpt file and the top level's activity-log state
+    ("tsm: {state_file: DIR/x.state}\ntargets:\n  - {name: a, source: 'ssh://u@h', errpt: {state_file: DIR/x.state}}\n",
+     "tsm.state_file DIR/x.state, a's errpt.state_file DIR/x.state"),
+])
+def test_every_pair_that_can_share_an_errpt_state_file_is_refused(tmp_path, body, users):
+    from aix_exporter.config import ConfigError, load
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(body.replace("DIR", str(tmp_path)))
+    with pytest.raises(ConfigError) as e:
+        load(str(cfg))
+    assert f"the state file {tmp_path}/x.state is used twice ({users.replace('DIR', str(tmp_path))})" in str(e.value)
+
+
+def test_a_targets_errpt_state_file_must_be_absolute(tmp_path):
+    from aix_exporter.config import ConfigError, load
+    cfg = tmp_path / "c.yml"
+    cfg.write_text("targets:\n  - {name: a, source: 'ssh://u@h', errpt: {state_file: a.state}}\n")
+    with pytest.raises(ConfigError) as e:
+        load(str(cfg))
+    assert "targets[0].errpt.state_file: must be an absolute path" in str(e.value)

@@ -11,11 +11,12 @@ counted once, by its sequence number (the error log's own, one higher for each e
 * a log whose newest entry is below the last sequence counted was cleared and started again
   (``errclear``): its entries are counted as new.
 
-With ``errpt.state_file`` set (this host's LPAR), the last sequence counted and the counts are
+With ``errpt.state_file`` set (this host's LPAR, or a target's own ``errpt:`` section), the last
+sequence counted and the counts are
 written after each read (statefile.py: temp file and rename, only our own files, a damaged one
 falls back to the previous, and with none the log is counted again from its start), so a
-restarted exporter counts the entries logged while it was down, once. Without one (and for a
-target over SSH) the position lives in memory: a restart sets a new baseline, and the entries
+restarted exporter counts the entries logged while it was down, once. Without one (a target
+without its own) the position lives in memory: a restart sets a new baseline, and the entries
 logged while it was down are not counted. Also:
 
 * ``aix_errpt_last_entry_timestamp_seconds{resource_class}``: the newest entry of each resource
