@@ -115,7 +115,12 @@ class Exporter:
             families, ok = [], False
         if error:   # the line a log, the landing page and a label may show: no password, no URL userinfo
             error = redact(error)
-            log.error("msg=collection failed collector=%s command=%r error=%s", c.name, _command(c), error)
+            # one line a failure, not one a run: a collector failing again the same way (a server
+            # down, collected at every scrape) says so once, and again when it recovers
+            if prev.success or error != prev.error:
+                log.error("msg=collection failed collector=%s command=%r error=%s", c.name, _command(c), error)
+        elif not prev.success and prev.error:
+            log.info("msg=collection recovered collector=%s command=%r", c.name, _command(c))
         now = self.clock()
         res = Result(families=families, success=ok, duration=time.monotonic() - start,
                      finished_at=now, last_success=now if ok else prev.last_success,

@@ -681,3 +681,33 @@ def test_a_paced_targets_background_runs_once_before_each_scrape(monkeypatch, pa
         assert 2 <= during <= 6, during   # once an interval (4 intervals), give or take one at each end
     else:
         assert during >= 20, during       # back to back, every 0.05 s
+
+
+def test_a_failure_is_said_once_until_it_changes_or_the_collector_recovers(caplog):
+    """A collector failing the same way at every scrape (the TSM server down, the simulator's
+    collectors run on each scrape) logs one line, not one a run: a stream of them filled a
+    pipe that nobody read and stopped the exporter. A new error, and the recovery, are said."""
+    import logging
+    errors = [SourceError("down"), SourceError("down"), SourceError("refused"), None, SourceError("down")]
+
+    class Flaky(Collector):
+        name = "flaky"
+        keys = ("vmstat",)
+
+        def collect(self, source):
+            e = errors.pop(0)
+            if e:
+                raise e
+            return []
+
+    e = Exporter(FakeSource(), [Flaky(SETTINGS)])
+    with caplog.at_level(logging.INFO, logger="aix_exporter"):
+        for _ in range(5):
+            e.collect_all()
+    said = [(r.levelname, r.getMessage().split(" command=")[0], r.getMessage().split("error=")[-1])
+            for r in caplog.records if "collector=flaky" in r.getMessage()]
+    assert said == [("ERROR", "msg=collection failed collector=flaky", "source error: down"),
+                    ("ERROR", "msg=collection failed collector=flaky", "source error: refused"),
+                    ("INFO", "msg=collection recovered collector=flaky", "msg=collection recovered collector=flaky command='vmstat'"),
+                    ("ERROR", "msg=collection failed collector=flaky", "source error: down")]
+    assert [e.results["flaky"].success] == [False]
