@@ -29,7 +29,7 @@ g.dashboard('AIX / Tape', 'aix-tape',
     local os = 'aix:tape_bytes:rate5m{%s} / 1048576' % i;
     local server = g.named('label_replace(aix_tsm_drive_info{%s}, "device", "$1", "device", "/dev/(.+)") * on (instance, job, library, drive) group_left () aix_tsm_drive_online{%s}' % [i, i],
                            'state', [[1, 'online'], [0, 'offline']], by=['instance', 'job', 'device', 'drive']);
-    g.table('Drives: the OS device and the server\'s drive', [t('%s + on (instance, job, device) group_left (drive, state) (0 * %s) or label_replace(label_replace(%s, "drive", "-", "", ""), "state", "n/a", "", "")' % [os, server, os], '', instant=true, format='table')],
+    g.table('Drives: the OS device and the server\'s drive', [t('%s + on (instance, job, device) group_left (drive, state) (0 * %s) or on (instance, job, device) label_replace(label_replace(%s, "drive", "-", "", ""), "state", "n/a", "", "")' % [os, server, os], '', instant=true, format='table')],
             'short', g.pos(0, 41, 12, 9),
             desc='Each tape device (iostat -p: MiB/s over 5 minutes) with the server\'s drive whose path opens it and that drive\'s state (DRIVES ONLINE; n/a where the TSM checklist does not answer).',
             transformations=[{ id: 'organize', options: {
