@@ -126,8 +126,8 @@ def test_every_table_shows_named_columns_and_readable_values(rendered):
     assert ["tsmsrv01:10990", "STORAGE POOL UTILIZATION (COPYPOOL)", "normal", "80.4"] in [r[:4] for r in monitor]
     # per drive, one truth (issue 60): tsmsrv01's devices with the server's drive of each, online,
     # at the 16 MB regime's 378 MiB/s over 8 drives (47.2 each, within the model's 3 % noise)
-    per_drive = table(text[("aix-tape.json", "Drives: the OS device and the server's drive")], 5)
-    assert per_drive[0] == ["LPAR", "Device", "Drive", "Server", "MiB/s"]
+    per_drive = table(text[("aix-tape.json", "Drives: the OS device and the server's drive")], 6)
+    assert per_drive[0] == ["LPAR", "Device", "Drive", "Server", "MiB/s", "lpar"]   # (lpar: the demo's target label)
     ours = [r for r in per_drive[1:] if r[0] == "tsmsrv01:10990"]
     assert [r[1:4] for r in ours] == [[f"rmt{k}", f"DRIVE{k}", "online"] for k in range(8)]
     assert all(abs(float(r[4]) - 47.2) < 2.0 for r in ours), ours
