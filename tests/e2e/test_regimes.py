@@ -49,7 +49,8 @@ def test_report_auto_names_the_64k_to_16m_change(histories, tmp_path):
     text = (tmp_path / "r.md").read_text()
     assert text.startswith("# Before/after: ibm-64k:10990, 64 KB to 16 MB pages\n")
     assert "* Regime change (end of the last 64 KB run): " in text
-    assert "From 64 KB to 16 MB pages. Tape throughput went from 1,3" in text
+    assert "From 64 KB to 16 MB pages. Comparable for tape: 48 drives at work in both windows" in text
+    assert "Tape throughput went from 1,3" in text
     r = cli("report", "--tsdb", str(tsdb), "--instance", "ibm-64k:10990", "--auto", "--format", "csv",
             "--out", str(tmp_path / "r.csv"))
     rows = {row["figure"]: row for row in csv.DictReader((tmp_path / "r.csv").open())}
@@ -109,7 +110,9 @@ def test_report_auto_finds_the_same_change_on_victoria_metrics(histories, tmp_pa
         r = cli("report", "--prometheus", v.url, "--instance", "ibm-64k:10990", "--auto", "--end", str(end),
                 "--lookback", "9h", "--format", "csv", "--out", str(tmp_path / "r.csv"))
         assert r.returncode == 0, r.stderr
-        assert r.stdout.splitlines()[1].startswith("From 64 KB to 16 MB pages. Tape throughput went from 1,3")
+        said = r.stdout.splitlines()[1]
+        assert said.startswith("From 64 KB to 16 MB pages. Comparable for tape: 48 drives at work in both windows")
+        assert "Tape throughput went from 1,3" in said
         rows = {row["figure"]: row for row in csv.DictReader((tmp_path / "r.csv").open())}
         assert float(rows["tape"]["after"]) / float(rows["tape"]["before"]) == pytest.approx(1962 / 1330, rel=0.04)
     finally:

@@ -45,7 +45,17 @@ def test_the_report_says_the_same_against_victoria_metrics(case_study_prometheus
     prom, _ = report(case_study_prometheus.url, tmp_path, "prometheus", *windows)
     vm, said_vm = report(case_study_victoria.url, tmp_path, "victoria", *windows)
     assert set(vm) == set(prom)
-    for key, row in prom.items():
+    # the comparability's rows (report/comparability.py): the same drives at work, each drive's
+    # MiB/s within the tolerance, comparable in both
+    assert vm["drives_at_work"]["verdict"] == prom["drives_at_work"]["verdict"] == "comparable"
+    assert (vm["drives_at_work"]["before"], vm["drives_at_work"]["after"]) == ("8", "8") == \
+        (prom["drives_at_work"]["before"], prom["drives_at_work"]["after"])
+    drives = [k for k in prom if k.startswith("drive:")]
+    assert len(drives) == 8
+    for key in drives:
+        for side in ("before", "after"):
+            assert float(vm[key][side]) == pytest.approx(float(prom[key][side]), rel=METRICSQL_TOLERANCE), (key, side)
+    for key, row in ((k, r) for k, r in prom.items() if k != "drives_at_work" and k not in drives):
         for side in ("before", "after"):
             if row[side] in ("", "0.0"):
                 assert vm[key][side] == row[side], (key, side)
