@@ -8,9 +8,10 @@
   // two jobs (the demo's aix-rules.yml and demo-fast-rules.yml) never alert on each other's
   local R(name) = '%s{%s}' % [name, S],
   // the TSM checklist: the database's share of its space, each recovery log's used share
-  local TSM_DB_USED = 'aix_tsm_db_space_bytes{%s,kind="used"} / ignoring (kind) (aix_tsm_db_space_bytes{%s,kind="used"} + ignoring (kind) aix_tsm_db_space_bytes{%s,kind="free"})' % [S, S, S],
-  local TSM_LOG_USED = 'aix_tsm_log_space_bytes{%s,kind="used"} / ignoring (kind) (aix_tsm_log_space_bytes{%s,kind="total"} > 0)' % [S, S],
-  local TSM_FAILED_EVENTS = 'sum by (instance, job) (aix_tsm_client_schedule_events{%s,result=~"failed|failed_no_restart|missed|severed"})' % S,
+  local tsm = import 'tsm.libsonnet',
+  local TSM_DB_USED = tsm.dbUsed(S),
+  local TSM_LOG_USED = tsm.logUsed(S),
+  local TSM_FAILED_EVENTS = tsm.failedEvents(S),
   // the TSM server's health for the census: the worst of the checklist's alert conditions now
   // (their thresholds, without their 'for'). 2 critical: no checklist query answers (the server is
   // down or refuses dsmadmc: every checklist collector fails), the database or a recovery log over

@@ -3,14 +3,15 @@
 // schedules and the server's own status monitor, from the checklist's dsmadmc queries
 // (collectors tsm_checklist, tsm_storage, tsm_health). Thresholds are the alerts' (the mixin's _config).
 local g = import '../lib/grafana.libsonnet';
+local tsm = import '../../alerts/tsm.libsonnet';
 function(c)
 local S = c.aixSelector;
 local i = g.matchers([S, 'instance=~"$instance"']);
 local t = g.target;
 local col(expr) = t(expr, '', instant=true, format='table');
-local dbUsed = 'aix_tsm_db_space_bytes{%s,kind="used"} / ignoring (kind) (aix_tsm_db_space_bytes{%s,kind="used"} + ignoring (kind) aix_tsm_db_space_bytes{%s,kind="free"})' % [i, i, i];
-local logUsed = 'aix_tsm_log_space_bytes{%s,kind="used"} / ignoring (kind) (aix_tsm_log_space_bytes{%s,kind="total"} > 0)' % [i, i];
-local failed = 'sum by (instance) (aix_tsm_client_schedule_events{%s,result=~"failed|failed_no_restart|missed|severed"})' % i;
+local dbUsed = tsm.dbUsed(i);
+local logUsed = tsm.logUsed(i);
+local failed = tsm.failedEvents(i, by='instance');
 local online = [[1, 'online'], [0, 'offline']];
 local drives = 'aix_tsm_drive_online{%s} * on (instance, job, library, drive) group_left (device) aix_tsm_drive_info{%s}' % [i, i];
 local stateColours = { id: 'mappings', value: [{ type: 'value', options: {

@@ -30,8 +30,6 @@ COLUMNS = ("SCHEDULE_NAME", "STATUS")
 WHERE = " where scheduled_start>=current_timestamp-24 hours and scheduled_start<=current_timestamp"
 RESULTS = ("completed", "failed", "failed_no_restart", "missed", "severed", "started", "in_progress", "pending",
            "restarted", "uncertain", "future", "not_started")
-# the results that mean a client's scheduled backup did not do its work (QUERY EVENT's exceptions)
-FAILED = ("failed", "failed_no_restart", "missed", "severed")
 
 
 def result(status: str) -> str:
