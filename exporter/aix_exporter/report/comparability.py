@@ -26,7 +26,8 @@ from typing import Optional
 
 from ..monitoring import CONFIG
 
-AT_WORK = 1 << 20   # bytes per second: a drive moving less on average is not at work
+MIB = 1 << 20
+AT_WORK = MIB   # bytes per second: a drive moving less on average is not at work
 
 
 @dataclass
@@ -97,7 +98,7 @@ class Comparability:
     def clean(self) -> list:
         """The drives at work in both windows with no errors in either."""
         return [d for d in self.drives if not d.errors[0] and not d.errors[1]
-                and all(v is not None and v * (1 << 20) > AT_WORK for v in d.mibps)]
+                and all(v is not None and v > AT_WORK / MIB for v in d.mibps)]
 
     def sentence(self) -> str:
         """One sentence for the verdict: comparable, or what makes it unsafe and how the others moved."""
@@ -172,7 +173,7 @@ def check(prom, sel: str, before, after) -> Comparability:
                               f'{CONFIG["tsmScratchMin"]}', w.end):
             scratch[k].append(f"{r['metric'].get('library', '?')} ({int(r['value'])} scratch)")
     devices = sorted(set(rates[0]) | set(rates[1]) | set(errors[0]) | set(errors[1]), key=_device_key)
-    c.drives = [DriveRow(d, tuple(None if rates[k].get(d) is None else rates[k][d] / (1 << 20) for k in (0, 1)),
+    c.drives = [DriveRow(d, tuple(None if rates[k].get(d) is None else rates[k][d] / MIB for k in (0, 1)),
                          (errors[0].get(d, {}), errors[1].get(d, {}))) for d in devices]
     c.at_work = tuple(sum(1 for v in rates[k].values() if v > AT_WORK) for k in (0, 1))
     c.offline = (tuple(sorted(offline[0])), tuple(sorted(offline[1])))

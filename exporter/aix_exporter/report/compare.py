@@ -251,10 +251,6 @@ class Comparison:
         return " ".join(parts)
 
 
-
-
-
-
 def selector(instance: str, base: str = SELECTOR) -> str:
     """The series of one LPAR: the mixin's selector (monitoring.json, or --selector) and its instance."""
     return matchers(base, f"instance={label_value(instance)}")
