@@ -202,9 +202,6 @@ def _targets(s: Settings, errors: list, collector_names=None) -> None:
             t.tsm = _build(TsmSettings, t.tsm, f"{where}.tsm", errors)
         if t.errpt is not None:
             t.errpt = _build(ErrptSettings, t.errpt, f"{where}.errpt", errors)
-            state = getattr(t.errpt, "state_file", None)
-            if state is not None and (not isinstance(state, str) or not state.startswith("/")):
-                errors.append((f"{where}.errpt.state_file", f"{where}.errpt.state_file: must be an absolute path"))
         built.append(t)
     _one_owner_each(s, built, errors)
     s.targets = built
@@ -472,10 +469,12 @@ def load(path: Optional[str], check_files: bool = False, collector_names=None) -
     settings = _build(Settings, data, "", errors)
     _targets(settings, errors, collector_names)
     errors += problems(settings)
-    for t in settings.targets:
-        if isinstance(t, TargetSettings) and isinstance(t.tsm, TsmSettings):
+    for t in settings.targets:   # the sections a target gives itself, checked as the top level's are
+        own = tuple(f"{name}." for name, cls in (("tsm", TsmSettings), ("errpt", ErrptSettings))
+                    if isinstance(getattr(t, name, None), cls))
+        if isinstance(t, TargetSettings) and own:
             errors += [(f"targets.{t.name}.{w}", f"targets.{t.name}: {m}") for w, m in problems(target_settings(settings, t))
-                       if w.startswith("tsm.")]
+                       if w.startswith(own)]
     if check_files and not errors:
         errors += file_problems(settings)
     if errors:

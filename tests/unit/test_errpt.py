@@ -261,4 +261,4 @@ def test_a_targets_errpt_state_file_must_be_absolute(tmp_path):
     cfg.write_text("targets:\n  - {name: a, source: 'ssh://u@h', errpt: {state_file: a.state}}\n")
     with pytest.raises(ConfigError) as e:
         load(str(cfg))
-    assert "targets[0].errpt.state_file: must be an absolute path" in str(e.value)
+    assert "targets.a: errpt.state_file: must be an absolute path" in str(e.value)
