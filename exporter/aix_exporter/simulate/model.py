@@ -194,7 +194,7 @@ class Model:
 
     @staticmethod
     def dirty(phase, drive: int, t: float) -> bool:
-        return phase.dirty_drive == drive and t >= phase.start + phase.dirty_after
+        return phase.dirty_drive == drive and t >= phase.dirty_from
 
     def tape_errors(self, t: float) -> list:
         """(seconds, drive) of each TAPE_ERR6 logged up to t: every 20 minutes while a drive
@@ -204,7 +204,7 @@ class Model:
             if p.dirty_drive is None:
                 continue
             end = min(t, self.sc.phases[i + 1].start if i + 1 < len(self.sc.phases) else math.inf)
-            at = p.start + p.dirty_after
+            at = p.dirty_from
             while at <= end:
                 out.append((at, p.dirty_drive))
                 at += 1200.0

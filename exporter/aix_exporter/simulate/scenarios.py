@@ -31,6 +31,11 @@ class Phase:
     dirty_drive: Optional[int] = None   # a drive that needs cleaning from dirty_after into the phase:
     dirty_after: float = 0.0            # half its throughput, and errpt's TAPE_ERR6 every 20 minutes
 
+    @property
+    def dirty_from(self) -> float:
+        """When the phase's dirty drive starts to need cleaning (simulated seconds)."""
+        return self.start + self.dirty_after
+
     def ldr(self, key: str) -> str:
         """One LDR_CNTRL setting ('' where unset)."""
         for item in self.ldr_cntrl.split("@"):
