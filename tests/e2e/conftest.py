@@ -66,19 +66,30 @@ def start_prometheus(tmp, config_text, tsdb=None, extra=(), retention="30d", por
     return Prom(url, proc)
 
 
+def simulated_history(scenario, om, end, target=None, timeout=300):
+    """`aix-exporter simulate --scenario SCENARIO --openmetrics OM --step 60 --end END` (with
+    ``--target LABELS``: the history's job and instance) as a user writes a history."""
+    subprocess.run([sys.executable, "-m", "aix_exporter.cli", "simulate", "--scenario", scenario, "--openmetrics",
+                    str(om), "--step", "60", "--end", str(end)] + (["--target", target] if target else []),
+                   check=True, env=env(), capture_output=True, timeout=timeout)
+
+
+def blocks_from(om, tsdb):
+    """An OpenMetrics history into Prometheus blocks: promtool tsdb create-blocks-from openmetrics."""
+    subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om), str(tsdb)],
+                   check=True, capture_output=True, timeout=300)
+
+
 @pytest.fixture(scope="session")
 def case_study_history(tmp_path_factory):
     """The case-study scenario backfilled into a TSDB: 8 simulated hours ending now."""
-    promtool = need("promtool")
+    need("promtool")
     tmp = tmp_path_factory.mktemp("case-study")
     om = tmp / "history.om"
     end = float(int(time.time()) // 60 * 60)
-    subprocess.run([sys.executable, "-m", "aix_exporter.cli", "simulate", "--scenario", "case-study",
-                    "--openmetrics", str(om), "--step", "60", "--end", str(end)],
-                   check=True, env=env(), capture_output=True, timeout=300)
+    simulated_history("case-study", om, end)
     tsdb = tmp / "tsdb"
-    subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", str(om), str(tsdb)],
-                   check=True, capture_output=True, timeout=300)
+    blocks_from(om, tsdb)
     return tsdb, end
 
 
@@ -147,8 +158,7 @@ def store_of_openmetrics(kind, tmp, om_path):
     blocks promtool backfills from it (``kind`` "prometheus"), or VictoriaMetrics through its
     import API ("victoriametrics"). Stop it with stop(store.proc)."""
     if kind == "prometheus":
-        subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om_path), str(tmp / "tsdb")],
-                       check=True, capture_output=True, timeout=300)
+        blocks_from(om_path, tmp / "tsdb")
         return start_prometheus(tmp, "global:\n  scrape_interval: 60s\n", tsdb=tmp / "tsdb")
     store = start_victoria(tmp)
     import_openmetrics(store.url, om_path)

@@ -13,7 +13,7 @@ import pytest
 
 from aix_exporter.tools import importing
 from tests.conftest import ROOT, need
-from tests.e2e.conftest import stop, store_of_openmetrics, vmalert_replay
+from tests.e2e.conftest import blocks_from, simulated_history, stop, store_of_openmetrics, vmalert_replay
 from tests.e2e.helpers import env
 
 HOUR = 3600
@@ -29,9 +29,7 @@ def histories(tmp_path_factory):
     out = {}
     for name in SCENARIOS:
         om = tmp / f"{name}.om"
-        subprocess.run([sys.executable, "-m", "aix_exporter.cli", "simulate", "--scenario", name, "--openmetrics",
-                        str(om), "--step", "60", "--end", str(end), "--target", f"job=aix,instance={name}:10990"],
-                       check=True, env=env(), capture_output=True, timeout=600)
+        simulated_history(name, om, end, f"job=aix,instance={name}:10990", timeout=600)
         out[name] = om
     return tmp, end, out
 
@@ -42,8 +40,7 @@ def prometheus_blocks(histories):
     out = {}
     for name, om in oms.items():
         tsdb = tmp / f"{name}-tsdb"
-        subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om), str(tsdb)],
-                       check=True, capture_output=True, timeout=300)
+        blocks_from(om, tsdb)
         importing.backfill_rules(str(tsdb), [str(ROOT / "alerts" / "aix-rules.yml")], end - 8 * HOUR - 60, end)
         out[name] = tsdb
     return out

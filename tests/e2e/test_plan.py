@@ -15,8 +15,8 @@ import pytest
 
 from aix_exporter.simulate.model import Model
 from aix_exporter.simulate.scenarios import get
-from tests.conftest import ROOT, need, recording_rule
-from tests.e2e.conftest import start_prometheus
+from tests.conftest import ROOT, recording_rule
+from tests.e2e.conftest import blocks_from, simulated_history, start_prometheus
 from tests.e2e.helpers import env, stop
 
 GOLDEN = ROOT / "tests" / "golden" / "plans"
@@ -33,11 +33,8 @@ def scenarios(tmp_path_factory):
     end = float(int(time.time()) // 60 * 60)
     for name in SCENARIOS:
         om = tmp / f"{name}.om"
-        subprocess.run([sys.executable, "-m", "aix_exporter.cli", "simulate", "--scenario", name, "--openmetrics", str(om),
-                        "--step", "60", "--end", str(end), "--target", f"job=aix,instance={name}:10990"],
-                       check=True, env=env(), capture_output=True, timeout=300)
-        subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om), str(tmp / "tsdb")],
-                       check=True, capture_output=True, timeout=300)
+        simulated_history(name, om, end, f"job=aix,instance={name}:10990")
+        blocks_from(om, tmp / "tsdb")
     p = start_prometheus(tmp, "global:\n  scrape_interval: 60s\n", tsdb=tmp / "tsdb")
     p.end = end
     p.start_of = {name: end - length for name, length in SCENARIOS.items()}

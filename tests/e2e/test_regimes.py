@@ -12,6 +12,7 @@ import pytest
 
 from aix_exporter.tools import importing
 from tests.conftest import ROOT, need
+from tests.e2e.conftest import blocks_from, simulated_history
 from tests.e2e.helpers import env
 
 HOUR = 3600
@@ -26,11 +27,8 @@ def histories(tmp_path_factory):
     out = {}
     for name in ("ibm-64k", "ibm-64k-quiet"):
         om, tsdb = tmp / f"{name}.om", tmp / name
-        subprocess.run([sys.executable, "-m", "aix_exporter.cli", "simulate", "--scenario", name, "--openmetrics",
-                        str(om), "--step", "60", "--end", str(end), "--target", f"job=aix,instance={name}:10990"],
-                       check=True, env=env(), capture_output=True, timeout=600)
-        subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om), str(tsdb)],
-                       check=True, capture_output=True, timeout=300)
+        simulated_history(name, om, end, f"job=aix,instance={name}:10990", timeout=600)
+        blocks_from(om, tsdb)
         importing.backfill_rules(str(tsdb), [str(ROOT / "alerts" / "aix-rules.yml")], end - 8 * HOUR - 60, end)
         out[name] = (tsdb, end)
     return out

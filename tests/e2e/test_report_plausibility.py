@@ -10,8 +10,7 @@ import sys
 import pytest
 
 from aix_exporter.report.compare import coverage
-from tests.conftest import need
-from tests.e2e.conftest import start_prometheus
+from tests.e2e.conftest import blocks_from, start_prometheus
 from tests.e2e.helpers import env, stop
 
 MIB = 1 << 20
@@ -69,8 +68,7 @@ def faulty(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("faults")
     start = (int(time.time()) // HOUR - 6) * HOUR      # within Prometheus' retention
     (tmp / "h.om").write_text(history(start))
-    subprocess.run([need("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(tmp / "h.om"), str(tmp / "tsdb")],
-                   check=True, capture_output=True, timeout=300)
+    blocks_from(tmp / "h.om", tmp / "tsdb")
     p = start_prometheus(tmp, "global:\n  scrape_interval: 60s\n", tsdb=tmp / "tsdb")
     p.start = start
     yield p
