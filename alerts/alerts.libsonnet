@@ -12,6 +12,8 @@
   local TSM_DB_USED = tsm.dbUsed(S),
   local TSM_LOG_USED = tsm.logUsed(S),
   local TSM_FAILED_EVENTS = tsm.failedEvents(S),
+  // (each process, each client and the 0 are series of their own label sets, so 'or' keeps them all)
+  local SERVER_MOVED = 'sum by (instance, job) (rate(aix_tsm_process_bytes{%s}[5m]) or rate(aix_tsm_session_received_bytes{%s}[5m]) or 0 * aix_tsm_processes{%s})' % [S, S, S],
   // the TSM server's health for the census: the worst of the checklist's alert conditions now
   // (their thresholds, without their 'for'). 2 critical: no checklist query answers (the server is
   // down or refuses dsmadmc: every checklist collector fails), the database or a recovery log over
@@ -124,6 +126,16 @@
           // 5 minutes, iostat -p), and each drive's hardware errors in the error log over the
           // last hour, by its device (errpt's resource rmtN is iostat's device rmtN)
           { record: 'aix:tape_drives_at_work:count', expr: 'count by (instance, job) ((rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])) > 1048576)' % [S, S] },
+          // the server's bytes against the OS's (issue 60): what the LPAR wrote to its drives, what the
+          // TSM server says it moved (its processes' bytes and its sessions' received bytes: each a
+          // gauge of a process or session since it started, so rate() is its bytes per second; a
+          // session that closes lowers its client's sum, which rate() reads as a restart and so only
+          // raises the server's side), and the two's ratio where both exist. 0 for the server's side
+          // when its answer has no process and no session (aix_tsm_processes present), none when
+          // the server did not answer.
+          { record: 'aix:tape_written_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]))' % S },
+          { record: 'aix:tsm_moved_bytes:rate5m', expr: SERVER_MOVED },
+          { record: 'aix:tape_written_per_server_moved:ratio5m', expr: 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m])) / on (instance, job) ((%s) > 0)' % [S, SERVER_MOVED] },
           { record: 'aix:tape_drive_errors:increase1h', expr: 'label_replace(sum by (instance, job, resource) (increase(aix_errpt_entries_total{%s,class="H",resource=~"rmt[0-9]+"}[1h])), "device", "$1", "resource", "(.+)")' % S },
           { record: 'aix:regime_page_size:bytes', expr: pageSize },
           // deprecated (kept for existing users; nothing of ours reads it): 1 on 16 MB pages, 0 on 4 KB or 64 KB
@@ -269,13 +281,17 @@
                 'TSM status monitor on {{ $labels.instance }}: {{ $labels.activity }} is in WARNING',
                 'The server\'s own status monitor on {{ $labels.instance }} has judged {{ $labels.activity }} WARNING for %s (aix_tsm_monitor_status {{ $value }}; QUERY MONITORSTATUS): not yet an error; look at q monitorstatus f=d before it becomes one.' % c.tsmMonitorFor),
           alert('AixTapeDriveMountedIdle', 'warning',
-                'max by (instance, job, device, drive) (label_replace(aix_tsm_drive_mount_info{%s,status="in_use"}, "device", "$1", "device", "/dev/(.+)")) unless on (instance, job, device) ((rate(aix_tape_read_bytes_total{%s}[%s]) + rate(aix_tape_written_bytes_total{%s}[%s])) > 0)' % [S, S, c.tapeIdleFor, S, c.tapeIdleFor], c.tapeIdleFor,
+                'max by (instance, job, device, drive, volume) (label_replace(aix_tsm_drive_mount_info{%s,status="in_use"}, "device", "$1", "device", "/dev/(.+)")) unless on (instance, job, device) ((rate(aix_tape_read_bytes_total{%s}[%s]) + rate(aix_tape_written_bytes_total{%s}[%s])) > 0)' % [S, S, c.tapeIdleFor, S, c.tapeIdleFor], c.tapeIdleFor,
                 'Tape {{ $labels.device }} on {{ $labels.instance }} is mounted in use but moves nothing',
-                'The server has a volume mounted and in use in {{ $labels.drive }} ({{ $labels.device }}, q mount ANR8330I, aix_tsm_drive_mount_info {{ $value }}) on {{ $labels.instance }}, but iostat -p shows no byte read or written on it for %s: the drive, its path or the session feeding it is stuck. A stuck drive lowers the LPAR\'s tape MB/s without any page-size change.' % c.tapeIdleFor),
+                'The server has volume {{ $labels.volume }} mounted and in use in {{ $labels.drive }} ({{ $labels.device }}, q mount ANR8330I, aix_tsm_drive_mount_info {{ $value }}) on {{ $labels.instance }}, but iostat -p shows no byte read or written on it for %s: the drive, its path or the session feeding it is stuck. A stuck drive lowers the LPAR\'s tape MB/s without any page-size change.' % c.tapeIdleFor),
           alert('AixTapeDriveOfflineWhileWriting', 'warning',
                 '(min by (instance, job) (aix_tsm_drive_online{%(S)s}) == 0 or min by (instance, job) (aix_tsm_path_online{%(S)s}) == 0) and on (instance, job) (sum by (instance, job) (rate(aix_tape_written_bytes_total{%(S)s}[5m])) > 1048576)' % { S: S }, c.tsmOfflineFor,
                 'A drive or path is offline on {{ $labels.instance }} while it writes to tape',
                 'The server on {{ $labels.instance }} has a drive or a path offline (aix_tsm_drive_online or aix_tsm_path_online {{ $value }}) for %s while the LPAR writes to tape: fewer drives serve the running backups, so tape MB/s measured now is not comparable with a window that had them all (the report\'s Comparability section names it).' % c.tsmOfflineFor),
+          alert('AixTapeWritesUnaccounted', 'warning',
+                '%s > 1048576 and %s > %g * %s' % [R('aix:tape_written_bytes_all:rate5m'), R('aix:tape_written_bytes_all:rate5m'), c.tapeUnaccountedRatio, R('aix:tsm_moved_bytes:rate5m')], c.tapeUnaccountedFor,
+                'The OS on {{ $labels.instance }} writes more to tape than the TSM server says it moves',
+                'The LPAR {{ $labels.instance }} wrote {{ $value | humanize1024 }}B/s to its tape drives (iostat -p, 5 minutes) for %s, more than %g times what the TSM server says it moved (its processes\' bytes and its sessions\' received bytes): something other than the server writes to the drives (a mksysb, a tar, another application), or the server\'s figures are stale. Tape MB/s measured now is not the server\'s alone.' % [c.tapeUnaccountedFor, c.tapeUnaccountedRatio]),
           alert('AixTapeDriveNeedsCleaning', 'warning',
                 'increase(aix_errpt_entries_total{%s,label="TAPE_ERR6"}[%s]) > 0' % [S, c.errptWindow], '0s',
                 'Tape drive {{ $labels.resource }} on {{ $labels.instance }} needs cleaning',

@@ -206,6 +206,17 @@ def tsm_checklist():
                          "eval_time": "14m", "exp_samples": [{"labels": "{}", "value": 0}]},
                         fires(alert, "16m")]})
         out.append(case("online", alert, [s(series, labels, const(1, 300))], False, "60m"))
+    # tapeUnaccountedRatio 1.25 (for 15m): the OS writes 130 MB/s to tape while the server moved
+    # 100 MB/s (1.3) fires; 120 and 124 MB/s stay quiet (not exactly 125: the two rates' rounding
+    # decides an exact tie); 1.3 times above the 1 MiB/s floor (1.3 MB/s against 1 MB/s, 1.24
+    # MiB/s) fires, below it (0.65 against 0.5 MB/s, 0.62 MiB/s) does not
+    def unaccounted(os_per_s, server_per_s):
+        return [s("aix_tape_written_bytes_total", 'device="rmt0"', f"0+{os_per_s * 60:.12g}x60"),
+                s("aix_tsm_processes", "", const(1, 61)),
+                s("aix_tsm_process_bytes", 'process="Migration",process_num="12"', f"0+{server_per_s * 60:.12g}x60")]
+    for os_mb, server_mb, fire in ((130, 100, True), (120, 100, False), (124, 100, False), (1.3, 1, True), (0.65, 0.5, False)):
+        out.append(case(f"the OS writes {os_mb} MB/s to tape, the server moved {server_mb}", "AixTapeWritesUnaccounted",
+                        unaccounted(os_mb * 1e6, server_mb * 1e6), fire, "25m" if fire else "60m"))
     # tsmScheduleFailuresMax 0 (for 0s): one missed event fires at once; failures spread over
     # failed_no_restart and severed are summed; none (completed ones only) stays quiet
     def events(**counts):

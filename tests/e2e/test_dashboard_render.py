@@ -60,7 +60,7 @@ def test_every_panel_of_every_dashboard_is_drawn_with_data(rendered):
     counts = {r["file"]: len(r["panels"]) for r in shipped.values()}
     assert counts == {"aix-4k-vs-16m.json": 10, "aix-before-after.json": 4, "aix-fleet-census.json": 2,
                       "aix-large-pages.json": 10, "aix-lock-contention.json": 8, "aix-overview.json": 13,
-                      "aix-tape.json": 11, "aix-tsm-server.json": 10}
+                      "aix-tape.json": 12, "aix-tsm-server.json": 10}
 
 
 def test_what_the_panels_show_is_the_demo_story(rendered):
@@ -126,11 +126,11 @@ def test_every_table_shows_named_columns_and_readable_values(rendered):
     assert ["tsmsrv01:10990", "STORAGE POOL UTILIZATION (COPYPOOL)", "normal", "80.4"] in [r[:4] for r in monitor]
     # per drive, one truth (issue 60): tsmsrv01's devices with the server's drive of each, online,
     # at the 16 MB regime's 378 MiB/s over 8 drives (47.2 each, within the model's 3 % noise)
-    per_drive = table(text[("aix-tape.json", "Drives: the OS device and the server's drive")], 6)
-    assert per_drive[0] == ["LPAR", "Device", "Drive", "Server", "MiB/s", "lpar"]   # (lpar: the demo's target label)
+    per_drive = table(text[("aix-tape.json", "Drives: the OS device, the server's drive, its volume")], 7)
+    assert per_drive[0] == ["LPAR", "Device", "Drive", "Server", "Volume", "MiB/s", "lpar"]   # (lpar: the demo's target label)
     ours = [r for r in per_drive[1:] if r[0] == "tsmsrv01:10990"]
-    assert [r[1:4] for r in ours] == [[f"rmt{k}", f"DRIVE{k}", "online"] for k in range(8)]
-    assert all(abs(float(r[4]) - 47.2) < 2.0 for r in ours), ours
+    assert [r[1:5] for r in ours] == [[f"rmt{k}", f"DRIVE{k}", "online", f"A{k:05d}L6"] for k in range(8)]
+    assert all(abs(float(r[5]) - 47.2) < 2.0 for r in ours), ours
     collectors = table(text[("aix-overview.json", "Collectors")], 5)
     assert collectors[0] == ["LPAR", "Collector", "Success", "Since last success", "lpar"]
     assert ["tsmsrv01:10990", "aso", "1", "0s", "tsmsrv01"] in collectors

@@ -42,7 +42,7 @@ def test_promtool_check_and_test_rules():
     promtool = need("promtool")
     check = subprocess.run([promtool, "check", "rules", str(ALERTS / "aix-rules.yml")], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "SUCCESS: 64 rules found" in check.stdout
+    assert "SUCCESS: 68 rules found" in check.stdout
     test = subprocess.run([promtool, "test", "rules", *RULE_TESTS],
                           cwd=ALERTS / "tests", capture_output=True, text=True)
     assert test.returncode == 0, test.stdout + test.stderr
@@ -63,7 +63,7 @@ def test_the_threshold_tests_load_every_alert_and_each_rule_it_reads_as_shipped(
     for r in kept:
         named |= set(build.RECORDED.findall(r["expr"]))
     assert {r["record"] for r in kept if "record" in r} == named & set(by_key)
-    assert "aix:regime_page_size:bytes" not in named and len(kept) == 45
+    assert "aix:regime_page_size:bytes" not in named and len(kept) == 48
     assert yaml.safe_load((ALERTS / "tests" / "thresholds.test.yml").read_text())["rule_files"] == ["alerting-rules.yml"]
 
 
@@ -75,7 +75,7 @@ def test_every_alert_has_runbook_annotations_and_a_firing_and_quiet_test():
         for a in t.get("alert_rule_test", []):
             tested.setdefault(a["alertname"], set()).add(bool(a["exp_alerts"]))
     alerts = [r for g in rules()["groups"] for r in g["rules"] if "alert" in r]
-    assert len(alerts) == 35
+    assert len(alerts) == 36
     for r in alerts:
         name = r["alert"]
         assert r["labels"]["severity"] in ("critical", "warning", "info")
@@ -123,7 +123,7 @@ def test_threshold_tests_are_current_and_pin_every_numeric_setting():
     import json
     config = json.loads((ALERTS.parent / "exporter" / "aix_exporter" / "monitoring.json").read_text())["config"]
     numeric = [name for name, s in config.items() if isinstance(s["value"], (int, float)) and s.get("scope") != "report"]
-    assert len(numeric) == 22
+    assert len(numeric) == 23
     # the report's own settings are pinned by the report's tests (tests/e2e/test_report_plausibility.py)
     # and the plan's by tests/unit/test_plan.py
     assert [n for n, s in config.items() if s.get("scope") == "report"] == [

@@ -156,9 +156,10 @@ TABLES = {
         ("pin_seg_range miss ratio", "aix:pin_lock_miss:ratio"), ("Pin lock misses/s", "aix:pin_lock_misses:rate"),
         ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("ASO", '"aso", "active"'),
         ("TSM health", '"tsm", "critical"'), ("Job", "label job")],
-    # dsmadmc query mount: the LPAR, then the drive, its device and the mount's status
+    # dsmadmc query mount: the LPAR, then the drive, its device, the volume and the mount's status
     ("aix-tape.json", "TSM: volumes mounted"): [
-        ("instance", "label instance"), ("drive", "label drive"), ("device", "label device"), ("status", "label status")],
+        ("instance", "label instance"), ("drive", "label drive"), ("device", "label device"), ("volume", "label volume"),
+        ("status", "label status")],
 }
 
 

@@ -50,7 +50,7 @@ def dashboard_exprs(boards):
 
 def test_the_settings_are_one_table_with_a_meaning_for_each():
     assert monitoring.SELECTOR == 'job=~"aix.*"'
-    assert len(monitoring.CONFIG) == 55
+    assert len(monitoring.CONFIG) == 57
     for name, s in monitoring.SETTINGS.items():
         assert set(s) - {"scope"} == {"value", "help"} and len(s["help"]) > 15, name
         assert s.get("scope", "report") == "report", name      # only the report's own are marked

@@ -9,11 +9,14 @@ from tests.unit.helpers import samples
 
 def test_mounts_per_drive_and_waiting():
     mounts = tsm_mounts.parse(fixture_text("tsm_mounts", "four-drives-one-waiting.txt"))
-    assert [(m.msgid, m.drive, m.device, m.status, m.access) for m in mounts] == [
-        ("ANR8330I", "DRIVE1", "/dev/rmt1", "IN USE", "R/W"), ("ANR8329I", "DRIVE2", "/dev/rmt2", "IDLE", "R/W"),
-        ("ANR8331I", "DRIVE3", "/dev/rmt3", "DISMOUNTING", "R/O"), ("ANR8379I", "", "", "WAITING FOR VOLUME", "")]
+    assert [(m.msgid, m.drive, m.device, m.status, m.access, m.volume) for m in mounts] == [
+        ("ANR8330I", "DRIVE1", "/dev/rmt1", "IN USE", "R/W", "A00001L6"),
+        ("ANR8329I", "DRIVE2", "/dev/rmt2", "IDLE", "R/W", "A00002L6"),
+        ("ANR8331I", "DRIVE3", "/dev/rmt3", "DISMOUNTING", "R/O", "A00003L6"),
+        ("ANR8379I", "", "", "WAITING FOR VOLUME", "", "")]
     m = samples(families_from([], [], mounts, []))
-    assert m[("aix_tsm_drive_mount_info", (("device", "/dev/rmt1"), ("drive", "DRIVE1"), ("status", "in_use")))] == 1
+    assert m[("aix_tsm_drive_mount_info", (("device", "/dev/rmt1"), ("drive", "DRIVE1"), ("status", "in_use"),
+                                         ("volume", "A00001L6")))] == 1
     assert m[("aix_tsm_mounts", ())] == 4 and m[("aix_tsm_mounts_waiting", ())] == 1
 
 

@@ -34,9 +34,10 @@ def families_from(processes: list, sessions: list, mounts: list, activities: lis
     f.set("aix_tsm_mounts", "Volumes mounted or waiting for a mount (dsmadmc query mount).", len(mounts))
     for m in mounts:
         if m.drive:
-            f.set("aix_tsm_drive_mount_info", "A volume mounted in the drive, with the drive's device and status "
-                  "(query mount: ANR8329I idle, ANR8330I in use, ANR8331I dismounting).", 1,
-                  {"drive": m.drive, "device": m.device, "status": m.status.lower().replace(" ", "_")})
+            f.set("aix_tsm_drive_mount_info", "A volume mounted in the drive, with the volume's name, the drive's "
+                  "device and status (query mount: ANR8329I idle, ANR8330I in use, ANR8331I dismounting).", 1,
+                  {"drive": m.drive, "device": m.device, "status": m.status.lower().replace(" ", "_"),
+                   "volume": m.volume})
     f.set("aix_tsm_mounts_waiting", "Mount points waiting for a volume (query mount: ANR8379I).",
           sum(1 for m in mounts if not m.drive))
     for a in activities:

@@ -32,6 +32,7 @@ class Mount:
     device: str
     status: str     # IN USE, IDLE, DISMOUNTING, WAITING FOR VOLUME ...
     access: str     # R/W, R/O, or '' while waiting
+    volume: str = ""  # the volume's name, '' while waiting
 
 
 def parse(text: str) -> list:
@@ -43,7 +44,7 @@ def parse(text: str) -> list:
             continue
         m = _MOUNTED_RE.match(line)
         if m:
-            out.append(Mount(m.group(1), m.group(5), m.group(6), m.group(7).strip(), m.group(4)))
+            out.append(Mount(m.group(1), m.group(5), m.group(6), m.group(7).strip(), m.group(4), m.group(3)))
             continue
         m = _WAITING_RE.match(line)
         if m:
