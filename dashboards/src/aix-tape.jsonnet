@@ -31,11 +31,11 @@ g.dashboard('AIX / Tape', 'aix-tape',
                            'state', [[1, 'online'], [0, 'offline']], by=['instance', 'job', 'device', 'drive']);
     local mounted = 'max by (instance, job, device, volume) (label_replace(aix_tsm_drive_mount_info{%s}, "device", "$1", "device", "/dev/(.+)"))' % i;
     // each join keeps the devices it cannot match, with '-' (no drive of the server, no volume) or n/a (no answer)
-    local join(x, y, labels, missing) = '%s + on (instance, job, device) group_left (%s) (0 * %s) or on (instance, job, device) %s' % [
+    local join(x, y, labels, missing) = '(%s) + on (instance, job, device) group_left (%s) (0 * %s) or on (instance, job, device) %s' % [
       x, std.join(', ', labels), y, std.foldl(function(e, l) 'label_replace(%s, "%s", "%s", "", "")' % [e, l[0], l[1]], missing, x)];
     local withDrive = join(os, server, ['drive', 'state'], [['drive', '-'], ['state', 'n/a']]);
     g.table('Drives: the OS device, the server\'s drive, its volume', [t(join(withDrive, mounted, ['volume'], [['volume', '-']]), '', instant=true, format='table')],
-            'short', g.pos(0, 41, 12, 9),
+            'short', g.pos(0, 41, 24, 9),
             desc='Each tape device (iostat -p: MiB/s over 5 minutes) with the server\'s drive whose path opens it, that drive\'s state (DRIVES ONLINE; n/a where the TSM checklist does not answer) and the volume mounted in it (query mount; - for none).',
             transformations=[{ id: 'organize', options: {
               excludeByName: { Time: true, job: true },
@@ -45,10 +45,10 @@ g.dashboard('AIX / Tape', 'aix-tape',
       fieldConfig+: { overrides: [{ matcher: { id: 'byName', options: 'MiB/s' }, properties: [{ id: 'decimals', value: 1 }] }] },
     },
     g.timeseries('Tape errors per drive (errpt, last hour)', [t('aix:tape_drive_errors:increase1h{%s} or 0 * aix:tape_busy:ratio5m{%s}' % [i, i], '{{instance}} {{device}}')],
-                 'short', g.pos(12, 41, 12, 9),
+                 'short', g.pos(0, 50, 12, 9),
                  desc='Hardware entries in the error log against each drive over the last hour (TAPE_ERR6: it asks for cleaning; TAPE_ERR1: a permanent error). A drive with errors moves less for a reason of its own: a before/after comparison across them is not the page size\'s alone.'),
     g.timeseries('Written to tape: the OS against the TSM server', [t('aix:tape_written_bytes_all:rate5m{%s}' % i, '{{instance}} OS wrote (iostat -p)'),
                                                                     t('aix:tsm_moved_bytes:rate5m{%s}' % i, '{{instance}} server moved (processes, sessions received)')],
-                 'binBps', g.pos(0, 50, 24, 8),
+                 'binBps', g.pos(12, 50, 12, 9),
                  desc='What AIX wrote to the drives beside what the TSM server says it moved (its processes\' bytes and its sessions\' received bytes, which include disk-pool traffic). The server\'s line is at or above the OS\'s when the server is the only writer; the OS above it is a writer the server does not know (AixTapeWritesUnaccounted).'),
   ], selector=c.aixSelector)

@@ -79,7 +79,7 @@ def test_what_the_panels_show_is_the_demo_story(rendered):
 def table(panel_text: str, columns: int) -> list:
     """A drawn table's rows of cells (the header first), from the panel's text: one cell a line."""
     cells = [c.strip() for c in panel_text.split("\n") if c.strip()]
-    assert len(cells) % columns == 0, cells
+    assert len(cells) % columns == 0, "|".join(cells)
     return [cells[i:i + columns] for i in range(0, len(cells), columns)]
 
 
