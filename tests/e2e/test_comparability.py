@@ -130,3 +130,22 @@ def test_the_case_study_stays_comparable_with_its_figures(request, tmp_path, sto
     # (MetricsQL's rate() does not extrapolate: VictoriaMetrics' figures may differ in the last digit)
     assert ("Tape throughput went from 139.0 to 378.0 MiB/s (2.72x)." in md) if store == "prometheus" else \
         ("Tape throughput went from 13" in md and "MiB/s (2.7" in md)
+
+
+def test_the_plan_leaves_the_dirty_drive_out_of_its_tape_evidence(prometheus_blocks, histories):
+    """The plan at the end of dirty-drive's history (16 MB pages, rmt3 asking for cleaning every 20
+    minutes): its hour of evidence leaves rmt3 out of the tape figure and says why; the case
+    study's plan at the same instant leaves nothing out."""
+    _, end, _ = histories
+
+    def plan_text(name):
+        r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "plan", "--tsdb", str(prometheus_blocks[name]),
+                            "--instance", f"{name}:10990", "--at", str(end), "--tz", "UTC"],
+                           capture_output=True, text=True, env=env(), timeout=600)
+        assert r.returncode == 2, r.stderr     # on 16 MB pages, the pool sized: no change to recommend
+        return r.stdout
+
+    dirty = plan_text("dirty-drive")
+    assert "Left out of the tape figure and the model's estimates: rmt3 (TAPE_ERR6 x3) logged hardware errors" in dirty
+    assert "| Tape throughput, MiB/s (the drives without errors) | 33" in dirty   # seven drives at 47 MiB/s
+    assert "Left out" not in plan_text("case-study")

@@ -95,5 +95,5 @@ def test_a_history_without_the_error_log_or_the_checklist_says_what_was_not_chec
 
 
 def test_devices_sort_by_their_number():
-    assert sorted(["rmt10", "rmt2", "rmt1"], key=cb._device_key) == ["rmt1", "rmt2", "rmt10"]
+    assert sorted(["rmt10", "rmt2", "rmt1"], key=cb.device_key) == ["rmt1", "rmt2", "rmt10"]
     assert [cb._count(n) for n in (1, 7, 13)] == ["one", "seven", "13"]

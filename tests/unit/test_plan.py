@@ -7,6 +7,7 @@ from aix_exporter.report import plan
 from aix_exporter.report.plan import Facts, Process
 
 GIB = 1 << 30
+MIB = 1 << 20
 PAGE = 16 << 20
 
 
@@ -199,6 +200,10 @@ class FakePrometheus:
                                     ({"pid": "2687182", "psize": "4K"}, 0.5 * GIB)],
     }
 
+    # the window's figures per drive (comparability.drives_in): eight drives at 17.375 MiB/s, no errors
+    DRIVES = [({"device": f"rmt{k}"}, 17.375 * MIB) for k in range(8)]
+    ERRORS: list = []
+
     def __init__(self):
         self.asked = []
 
@@ -220,6 +225,15 @@ class FakePrometheus:
         for name, rows in self.INSTANT.items():
             if expr == f"last_over_time({name}{{{sel}}}[5m] @ 1800000000)":
                 return [{"metric": m, "value": v} for m, v in rows]
+        per_drive = {f"sum by (device) (rate(aix_tape_read_bytes_total{{{sel}}}[3600s]) + "
+                     f"rate(aix_tape_written_bytes_total{{{sel}}}[3600s]))": self.DRIVES,
+                     f"count(max_over_time(aix_errpt_entries_total{{{sel}}}[3600s]))": [({}, 1.0)],
+                     f'sum by (resource, label) (max_over_time(aix_errpt_entries_total{{{sel},class="H",'
+                     f'resource=~"rmt[0-9]+"}}[3600s]) - (last_over_time(aix_errpt_entries_total{{{sel},class="H",'
+                     f'resource=~"rmt[0-9]+"}}[1d] offset 3600s) or max_over_time(aix_errpt_entries_total{{{sel},'
+                     f'class="H",resource=~"rmt[0-9]+"}}[3600s]) * 0))': self.ERRORS}
+        if expr in per_drive:
+            return [{"metric": m, "value": v} for m, v in per_drive[expr]]
         raise AssertionError(f"unexpected query {expr}")
 
 
@@ -247,6 +261,29 @@ def test_gather_reads_each_fact_from_its_series():
     assert f'sum(last_over_time(aix_memory_page_pool_size_bytes{{{sel},psize="16M"}}[5m] @ 1800000000))' in prom.asked
     assert any(q.startswith("max(avg_over_time((max by (instance, job) (aix_splat_function_acquisitions{" + sel)
                and q.endswith(")[3600s:1m] @ 1800000000))") for q in prom.asked)
+
+
+def test_a_drive_with_errors_is_left_out_of_the_tape_figure_and_the_evidence_says_so():
+    clean = plan.gather(FakePrometheus(), "tsmsrv01:10990", 1_800_000_000.0, 3600, 'job="aix"')
+    assert (clean.tape_mib_s, clean.tape_mib_s_all, clean.drive_errors, clean.drives) == (139.0, None, {}, 8.0)
+    assert not any("Left out" in str(b) for b in plan.evidence_blocks(plan.judge(clean)))
+    prom = FakePrometheus()
+    prom.DRIVES = [({"device": f"rmt{k}"}, (8.6875 if k == 3 else 17.375) * MIB) for k in range(8)]
+    prom.ERRORS = [({"resource": "rmt3", "label": "TAPE_ERR6"}, 3.0), ({"resource": "rmt3", "label": "TAPE_ERR1"}, 0.0)]
+    f = plan.gather(prom, "tsmsrv01:10990", 1_800_000_000.0, 3600, 'job="aix"')
+    assert f.drive_errors == {"rmt3": {"TAPE_ERR6": 3}}
+    assert (f.tape_mib_s, f.tape_mib_s_all, f.drives) == (139.0 - 8.6875, 139.0, 7.0)
+    p = plan.judge(f)
+    assert p.contended is True        # the pin-lock and CPU figures judge the contention, as measured
+    assert p.steps[0].tape_mib_s == 139.0 - 8.6875 and p.steps[-1].tape_mib_s > p.steps[0].tape_mib_s
+    blocks = plan.evidence_blocks(p)
+    assert blocks[1][2][1][:2] == ["Tape throughput, MiB/s (the drives without errors)", "130.3"]
+    said = [b[1] for b in blocks if b[0] == "p" and b[1].startswith("Left out")]
+    assert said == ["Left out of the tape figure and the model's estimates: rmt3 (TAPE_ERR6 x3) logged hardware "
+                    "errors in the error log during the window (TAPE_ERR6: the drive asks for cleaning). A drive with "
+                    "errors of its own moves less whatever the page size, so its rate is no evidence of lock "
+                    "contention. The other drives moved 130.3 MiB/s; all drives, 139.0 MiB/s. The pin-lock and CPU "
+                    "figures are the LPAR's and stay as measured."]
 
 
 def test_the_server_is_the_process_with_the_most_heap_segments_dsmserv_on_a_tie():

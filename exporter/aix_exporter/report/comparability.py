@@ -136,9 +136,31 @@ def and_list(names: list) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _device_key(device: str):
+def device_key(device: str):
     m = re.search(r"(\d+)$", device)
     return (device.rstrip("0123456789"), int(m.group(1)) if m else -1)
+
+
+def drives_in(prom, sel: str, w) -> tuple:
+    """One window's (compare.Window) tape figures per drive: ({device: bytes/s averaged over the
+    window}, {device: {label: hardware errors logged in it}}, whether the history has the error
+    log in it). The report compares two windows with it; the plan reads its one window."""
+    rng = f"{w.seconds}s"
+    rates: dict = {}
+    errors: dict = {}
+    tape = (f"sum by (device) (rate(aix_tape_read_bytes_total{{{sel}}}[{rng}]) + "
+            f"rate(aix_tape_written_bytes_total{{{sel}}}[{rng}]))")
+    for r in prom.instant(tape, w.end):
+        rates[r["metric"].get("device", "?")] = r["value"]
+    has_errpt = bool(prom.instant(f"count(max_over_time(aix_errpt_entries_total{{{sel}}}[{rng}]))", w.end))
+    errpt = f'aix_errpt_entries_total{{{sel},class="H",resource=~"rmt[0-9]+"}}'
+    born = (f"sum by (resource, label) (max_over_time({errpt}[{rng}]) - (last_over_time({errpt}[1d] offset {rng}) "
+            f"or max_over_time({errpt}[{rng}]) * 0))")
+    for r in prom.instant(born, w.end):
+        n = int(round(r["value"]))
+        if n > 0:
+            errors.setdefault(r["metric"].get("resource", "?"), {})[r["metric"].get("label", "?")] = n
+    return rates, errors, has_errpt
 
 
 def check(prom, sel: str, before, after) -> Comparability:
@@ -148,21 +170,10 @@ def check(prom, sel: str, before, after) -> Comparability:
     errors: list = [{}, {}]
     offline: list = [[], []]
     scratch: list = [[], []]
-    tape = (f"sum by (device) (rate(aix_tape_read_bytes_total{{{sel}}}[RANGE]) + "
-            f"rate(aix_tape_written_bytes_total{{{sel}}}[RANGE]))")
-    errpt = f'aix_errpt_entries_total{{{sel},class="H",resource=~"rmt[0-9]+"}}'
-    born = f"sum by (resource, label) (max_over_time({errpt}[RANGE]) - (last_over_time({errpt}[1d] offset RANGE) " \
-           f"or max_over_time({errpt}[RANGE]) * 0))"
     for k, w in enumerate((before, after)):
         rng = f"{w.seconds}s"
-        for r in prom.instant(tape.replace("RANGE", rng), w.end):
-            rates[k][r["metric"].get("device", "?")] = r["value"]
-        if prom.instant(f"count(max_over_time(aix_errpt_entries_total{{{sel}}}[{rng}]))", w.end):
-            c.has_errpt = True
-        for r in prom.instant(born.replace("RANGE", rng), w.end):
-            n = int(round(r["value"]))
-            if n > 0:
-                errors[k].setdefault(r["metric"].get("resource", "?"), {})[r["metric"].get("label", "?")] = n
+        rates[k], errors[k], has_errpt = drives_in(prom, sel, w)
+        c.has_errpt = c.has_errpt or has_errpt
         for r in prom.instant(f"min_over_time(aix_tsm_drive_online{{{sel}}}[{rng}])", w.end):
             c.has_checklist = True
             if r["value"] == 0:
@@ -172,7 +183,7 @@ def check(prom, sel: str, before, after) -> Comparability:
         for r in prom.instant(f'min_over_time(aix_tsm_library_volumes{{{sel},status="scratch"}}[{rng}]) < '
                               f'{CONFIG["tsmScratchMin"]}', w.end):
             scratch[k].append(f"{r['metric'].get('library', '?')} ({int(r['value'])} scratch)")
-    devices = sorted(set(rates[0]) | set(rates[1]) | set(errors[0]) | set(errors[1]), key=_device_key)
+    devices = sorted(set(rates[0]) | set(rates[1]) | set(errors[0]) | set(errors[1]), key=device_key)
     c.drives = [DriveRow(d, tuple(None if rates[k].get(d) is None else rates[k][d] / MIB for k in (0, 1)),
                          (errors[0].get(d, {}), errors[1].get(d, {}))) for d in devices]
     c.at_work = tuple(sum(1 for v in rates[k].values() if v > AT_WORK) for k in (0, 1))

@@ -16,7 +16,8 @@ from typing import Optional
 from ..figures import FIGURES
 from ..monitoring import CONFIG, SELECTOR
 from ..simulate.model import A_MISS, CYCLES, K_THROUGHPUT
-from .compare import Prometheus, selector
+from . import comparability
+from .compare import Prometheus, Window, selector
 
 GIB = 1 << 30
 LARGE = 16 << 20                      # one 16 MB page
@@ -84,7 +85,9 @@ class Facts:
     paging_used_bytes: Optional[float] = None
     paging_size_bytes: Optional[float] = None
     aso_active: Optional[float] = None        # asoo aso_active (None: the aso collector has no data)
-    drives: Optional[float] = None            # tape drives that moved data in the window
+    drives: Optional[float] = None            # tape drives that moved data in the window (those without errors)
+    drive_errors: dict = field(default_factory=dict)   # device -> {errpt label: hardware errors in the window}
+    tape_mib_s_all: Optional[float] = None    # every drive's MiB/s, where drives with errors were left out of tape_mib_s
 
     @property
     def regime(self) -> str:
@@ -154,6 +157,15 @@ def gather(prom: Prometheus, instance: str, at: float, window: int, base: str = 
     f.aso_active = now(f"aix_aso_active{{{sel}}}")
     f.drives = prom.scalar(f"count(sum by (device) (rate(aix_tape_read_bytes_total{{{sel}}}[{length}]{at_mod}) + "
                            f"rate(aix_tape_written_bytes_total{{{sel}}}[{length}]{at_mod})) > 0)", at)
+    # a drive that logged hardware errors in the window (TAPE_ERR6: it asks for cleaning) moves
+    # less for a reason of its own: its bytes leave the tape figure the evidence and the model's
+    # estimates read, and the evidence names it
+    rates, f.drive_errors, _ = comparability.drives_in(prom, sel, Window(at - window, at))
+    if f.drive_errors and f.tape_mib_s is not None:
+        f.tape_mib_s_all = f.tape_mib_s
+        f.tape_mib_s = max(0.0, f.tape_mib_s - sum(rates.get(d, 0.0) for d in f.drive_errors) / comparability.MIB)
+        if f.drives:
+            f.drives -= sum(1 for d in f.drive_errors if rates.get(d, 0.0) > 0)
     return f
 
 
@@ -383,7 +395,8 @@ def evidence_blocks(p: Plan) -> list:
     out.append(("table", ["figure", "this LPAR", "contention when", "case study: 4 KB / 16 MB pages"], [
         ["Page-size regime (the page size holding most of the monitored processes' data)",
          f"{REGIME_TEXT[p.regime]} pages", "", "4 KB / 16 MB"],
-        ["Tape throughput, MiB/s", _n(f.tape_mib_s, ".1f"), "(what the change is for)",
+        ["Tape throughput, MiB/s" + (" (the drives without errors)" if f.drive_errors else ""), _n(f.tape_mib_s, ".1f"),
+         "(what the change is for)",
          " / ".join(CASE_STUDY["tape"]) if base4k else "(measured from 4 KB pages: not this LPAR's baseline)"],
         ["System / user CPU", _n(f.sys_per_user, ".2f"), f"above {c['sysPerUserRatio']:g}",
          " / ".join(CASE_STUDY["sys_per_user"])],
@@ -391,6 +404,15 @@ def evidence_blocks(p: Plan) -> list:
         ["pin_seg_range lock miss ratio", _n(f.pin_miss, ".1%"), f"above {c['pinMissRatio']:.0%}",
          " / ".join(CASE_STUDY["pin_miss"])],
         ["pin_seg_range lock misses/s", _n(f.pin_misses_s, ",.0f"), "", ""]]))
+    if f.drive_errors:
+        named = comparability.and_list([f"{d} ({', '.join(f'{lab} x{n}' for lab, n in sorted(e.items()))})"
+                                        for d, e in sorted(f.drive_errors.items(), key=lambda x: comparability.device_key(x[0]))])
+        out.append(("p", f"Left out of the tape figure and the model's estimates: {named} logged hardware errors in "
+                         "the error log during the window (TAPE_ERR6: the drive asks for cleaning). A drive with "
+                         "errors of its own moves less whatever the page size, so its rate is no evidence of lock "
+                         f"contention. The other drives moved {_n(f.tape_mib_s, ',.1f')} MiB/s; all drives, "
+                         f"{_n(f.tape_mib_s_all, ',.1f')} MiB/s. The pin-lock and CPU figures are the LPAR's and "
+                         "stay as measured."))
     if p.contended is None:
         out.append(("p", "The evidence is incomplete: the plan cannot judge the contention."))
     elif p.regime == "64K":
