@@ -57,6 +57,28 @@ local figure(key) = [f for f in figures if f.key == key][0];
 local tape(sel) = 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]) + rate(aix_tape_read_bytes_total{%s}[5m]))' % [sel, sel];
 // after / before of one figure for every LPAR that ran in both regimes
 local fleetRatio(key) = '(%s) / (%s)' % [inRegime(figure(key), 1, c.aixSelector), inRegime(figure(key), 0, c.aixSelector)];
+// Comparability for tape (issue 60): what else moved tape MB/s between the two regimes, over the
+// minutes the LPAR ran in each (the per-regime tape record is the mask of those minutes): the
+// drives at work on average, the error log's hardware entries against the drives, the minutes
+// with a drive or path offline, the fewest scratch tapes. The report's Comparability section
+// judges the same signals over its two windows.
+local mask(r) = 'aix:regime_tape_bytes:rate5m{%s,regime="%s"}' % [i, regimes[r]];
+local ran(r, collected) = '0 * (max by (instance, job) (last_over_time(%s[$__range])) and on (instance, job) max by (instance, job) (last_over_time(%s[$__range])))' % [mask(r), collected];
+local errpt = 'aix_errpt_entries_total{%s,class="H",resource=~"rmt[0-9]+"}' % i;
+local comparability = [
+  ['Drives at work (average)',
+   function(r) 'avg_over_time((max by (instance, job) (aix:tape_drives_at_work:count{%s} or 0 * %s) and on (instance, job) %s)[$__range:1m])' % [i, mask(r), mask(r)]],
+  ['Tape drive errors (errpt, hardware)',
+   function(r) 'sum_over_time((clamp_min(sum by (instance, job) (%s) - sum by (instance, job) (%s offset 1m), 0) and on (instance, job) %s)[$__range:1m]) or on (instance, job) %s' % [
+     errpt, errpt, mask(r), ran(r, 'aix_exporter_collector_success{%s,collector="errpt"}' % i)]],
+  ['Minutes with a drive or path offline',
+   function(r) 'count_over_time(((min by (instance, job) (aix_tsm_drive_online{%s}) == 0 or min by (instance, job) (aix_tsm_path_online{%s}) == 0) and on (instance, job) %s)[$__range:1m]) or on (instance, job) %s' % [
+     i, i, mask(r), ran(r, 'aix_tsm_drive_online{%s}' % i)]],
+  ['Fewest scratch tapes',
+   function(r) 'min_over_time((min by (instance, job) (aix_tsm_library_volumes{%s,status="scratch"}) and on (instance, job) %s)[$__range:1m])' % [i, mask(r)]],
+];
+local comparabilityColumn(r) = std.join('\nor\n', ['label_replace(%s, "figure", "%d %s", "", "")' % [comparability[k][1](r), k + 1, comparability[k][0]]
+                                                    for k in std.range(0, std.length(comparability) - 1)]);
 local lparVariable = g.instanceVariable(c.aixSelector) {
   multi: false, includeAll: false,
   query: { query: 'label_values(%s{%s}, instance)' % [R, c.aixSelector], refId: 'instance' },
@@ -99,16 +121,32 @@ g.dashboard('AIX / Before and after by regime', 'aix-before-after',
         ],
       },
     },
+    g.table('$instance: comparability for tape, $from regime (before) and $to regime (after)',
+            [t(comparabilityColumn(0), '', instant=true, format='table'),
+             t(comparabilityColumn(1), '', instant=true, format='table')],
+            'short', g.pos(0, 13, 24, 7),
+            desc='What else moves tape MB/s, over the minutes the LPAR ran in each regime: the drives at work (more than 1 MiB/s) on average, the error log\'s hardware entries against the drives (TAPE_ERR6: a drive asks for cleaning), the minutes with a drive or path offline (TSM checklist) and the fewest scratch tapes. Equal drives at work, no errors and no offline minutes: the tape figures above compare the page sizes alone; otherwise aix-exporter report names the confounder. A row is missing where its collector did not run.',
+            transformations=[
+              { id: 'merge', options: {} },
+              { id: 'organize', options: {
+                excludeByName: { Time: true, instance: true, job: true },
+                renameByName: { figure: 'Signal', 'Value #A': 'Before', 'Value #B': 'After' },
+                indexByName: { figure: 0, 'Value #A': 1, 'Value #B': 2 },
+              } },
+              { id: 'sortBy', options: { sort: [{ field: 'Signal' }] } },
+            ]) {
+      fieldConfig+: { defaults+: { decimals: 1 } },
+    },
     g.timeseries('$instance: tape MiB/s and the regime', [
       t(tape(i) + ' / 1048576', 'tape MiB/s'),
       t('(%s{%s} == bool 65536) * 50 + (%s{%s} == bool 16777216) * 100' % [R, i, R, i], 'regime: 16 MB (100), 64 KB (50) or 4 KB (0)'),
-    ], 'short', g.pos(0, 13, 12, 8)),
+    ], 'short', g.pos(0, 20, 12, 8)),
     g.timeseries('$instance: user and system CPU', [t('aix_vmstat_cpu_ratio{%s,mode=~"user|sys"}' % i, '{{mode}}')],
-                 'percentunit', g.pos(12, 13, 12, 8)),
+                 'percentunit', g.pos(12, 20, 12, 8)),
     g.table('Fleet: every LPAR that ran in both regimes in the time range',
             [t(fleetRatio('tape'), '', instant=true, format='table'),
              t(fleetRatio('user'), '', instant=true, format='table')],
-            'short', g.pos(0, 21, 24, 8),
+            'short', g.pos(0, 28, 24, 8),
             desc='After/before ratios per LPAR: tape throughput and user CPU, $to regime over $from regime.',
             transformations=[
               { id: 'merge', options: {} },

@@ -58,7 +58,7 @@ def test_every_panel_of_every_dashboard_is_drawn_with_data(rendered):
     assert sorted(r["file"] for r in shipped.values()) == render.dashboard_files()
     assert render.problems(shipped) == []
     counts = {r["file"]: len(r["panels"]) for r in shipped.values()}
-    assert counts == {"aix-4k-vs-16m.json": 10, "aix-before-after.json": 4, "aix-fleet-census.json": 2,
+    assert counts == {"aix-4k-vs-16m.json": 10, "aix-before-after.json": 5, "aix-fleet-census.json": 2,
                       "aix-large-pages.json": 10, "aix-lock-contention.json": 8, "aix-overview.json": 13,
                       "aix-tape.json": 12, "aix-tsm-server.json": 10}
 
@@ -107,6 +107,15 @@ def test_every_table_shows_named_columns_and_readable_values(rendered):
     assert (float(ratio), verdict, len(ratio.split(".")[1])) == (pytest.approx(2.705, abs=0.006), "better", 2)
     assert rows["8 pin_seg_range miss ratio"][::3] == ["0.25", "better"]
     assert rows["10 Memory in 16 MB pages (GiB)"][2:] == ["new", "-"]
+    # comparability for tape, tsmsrv01 (case-study): its eight drives at work in both regimes, no
+    # tape error, no drive or path offline; the fewest scratch tapes by the simulator's rule (153,
+    # two used an hour: 146 in the last half hour of the 4 KB run, which ends 4 hours in; 137 at
+    # the end of the 8 hours)
+    comp = table(text[("aix-before-after.json", "tsmsrv01:10990: comparability for tape, 4K regime (before) and 16M "
+                                                "regime (after)")], 3)
+    assert comp[0] == ["Signal", "Before", "After"]
+    assert comp[1:] == [["1 Drives at work (average)", "8.0", "8.0"], ["2 Tape drive errors (errpt, hardware)", "0.0", "0.0"],
+                        ["3 Minutes with a drive or path offline", "0.0", "0.0"], ["4 Fewest scratch tapes", "146.0", "137.0"]]
     windows = table(text[("aix-4k-vs-16m.json", "Comparison: after relative to before (window 1h, ended 5h30m and 30m ago)")], 5)
     assert windows[0] == ["Figure", "LPAR", "Before (base)", "After", "After / before"]
     assert ["1 Tape throughput (MiB/s)", "tsmsrv01:10990", "139.006", "377.877", "2.72"] in windows

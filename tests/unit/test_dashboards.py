@@ -156,6 +156,9 @@ TABLES = {
         ("pin_seg_range miss ratio", "aix:pin_lock_miss:ratio"), ("Pin lock misses/s", "aix:pin_lock_misses:rate"),
         ("Tape MiB/s", "aix:tape_bytes_all:rate5m"), ("ASO", '"aso", "active"'),
         ("TSM health", '"tsm", "critical"'), ("Job", "label job")],
+    # comparability for tape: each signal over the minutes of the $from regime, then of the $to regime
+    ("aix-before-after.json", "$instance: comparability for tape"): [
+        ("Signal", "label figure"), ("Before", 'regime="$from"'), ("After", 'regime="$to"')],
     # dsmadmc query mount: the LPAR, then the drive, its device, the volume and the mount's status
     ("aix-tape.json", "TSM: volumes mounted"): [
         ("instance", "label instance"), ("drive", "label drive"), ("device", "label device"), ("volume", "label volume"),
