@@ -136,6 +136,12 @@
           { record: 'aix:tape_written_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]))' % S },
           { record: 'aix:tsm_moved_bytes:rate5m', expr: SERVER_MOVED },
           { record: 'aix:tape_written_per_server_moved:ratio5m', expr: 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m])) / on (instance, job) ((%s) > 0)' % [S, SERVER_MOVED] },
+          // per drive, mounted but idle: 1 for a volume the server has mounted and in use in a drive
+          // whose OS device moved no byte over tapeIdleFor (or has no figure at all), 0 while it moves;
+          // absent for a drive with nothing mounted in use
+          { record: 'aix:tape_drive_mounted_idle:bool', expr: '(%(m)s unless on (instance, job, device) %(moving)s) or (%(m)s and on (instance, job, device) %(moving)s) * 0' % {
+            m: 'max by (instance, job, device, drive, volume) (label_replace(aix_tsm_drive_mount_info{%s,status="in_use"}, "device", "$1", "device", "/dev/(.+)"))' % S,
+            moving: '((rate(aix_tape_read_bytes_total{%s}[%s]) + rate(aix_tape_written_bytes_total{%s}[%s])) > 0)' % [S, c.tapeIdleFor, S, c.tapeIdleFor] } },
           { record: 'aix:tape_drive_errors:increase1h', expr: 'label_replace(sum by (instance, job, resource) (increase(aix_errpt_entries_total{%s,class="H",resource=~"rmt[0-9]+"}[1h])), "device", "$1", "resource", "(.+)")' % S },
           { record: 'aix:regime_page_size:bytes', expr: pageSize },
           // deprecated (kept for existing users; nothing of ours reads it): 1 on 16 MB pages, 0 on 4 KB or 64 KB
@@ -281,9 +287,9 @@
                 'TSM status monitor on {{ $labels.instance }}: {{ $labels.activity }} is in WARNING',
                 'The server\'s own status monitor on {{ $labels.instance }} has judged {{ $labels.activity }} WARNING for %s (aix_tsm_monitor_status {{ $value }}; QUERY MONITORSTATUS): not yet an error; look at q monitorstatus f=d before it becomes one.' % c.tsmMonitorFor),
           alert('AixTapeDriveMountedIdle', 'warning',
-                'max by (instance, job, device, drive, volume) (label_replace(aix_tsm_drive_mount_info{%s,status="in_use"}, "device", "$1", "device", "/dev/(.+)")) unless on (instance, job, device) ((rate(aix_tape_read_bytes_total{%s}[%s]) + rate(aix_tape_written_bytes_total{%s}[%s])) > 0)' % [S, S, c.tapeIdleFor, S, c.tapeIdleFor], c.tapeIdleFor,
+                '%s == 1' % R('aix:tape_drive_mounted_idle:bool'), c.tapeIdleFor,
                 'Tape {{ $labels.device }} on {{ $labels.instance }} is mounted in use but moves nothing',
-                'The server has volume {{ $labels.volume }} mounted and in use in {{ $labels.drive }} ({{ $labels.device }}, q mount ANR8330I, aix_tsm_drive_mount_info {{ $value }}) on {{ $labels.instance }}, but iostat -p shows no byte read or written on it for %s: the drive, its path or the session feeding it is stuck. A stuck drive lowers the LPAR\'s tape MB/s without any page-size change.' % c.tapeIdleFor),
+                'The server has volume {{ $labels.volume }} mounted and in use in {{ $labels.drive }} ({{ $labels.device }}, q mount ANR8330I; aix:tape_drive_mounted_idle:bool {{ $value }}) on {{ $labels.instance }}, but iostat -p shows no byte read or written on it for %s: the drive, its path or the session feeding it is stuck. A stuck drive lowers the LPAR\'s tape MB/s without any page-size change.' % c.tapeIdleFor),
           alert('AixTapeDriveOfflineWhileWriting', 'warning',
                 '(min by (instance, job) (aix_tsm_drive_online{%(S)s}) == 0 or min by (instance, job) (aix_tsm_path_online{%(S)s}) == 0) and on (instance, job) (sum by (instance, job) (rate(aix_tape_written_bytes_total{%(S)s}[5m])) > 1048576)' % { S: S }, c.tsmOfflineFor,
                 'A drive or path is offline on {{ $labels.instance }} while it writes to tape',
