@@ -64,3 +64,36 @@ def test_the_checklist_trouble_server_fails_schedules_and_its_monitor_says_error
     assert got["checklist-trouble"] == ({"completed": 35, "failed": 3, "missed": 2},
                                         ["STORAGE POOL UTILIZATION (TAPEPOOL)"])
     assert got["steady"] == ({"completed": 40, "failed": 0, "missed": 0}, [])
+
+
+def test_a_flood_of_rows_is_bounded_the_worst_kept_and_the_rest_counted_and_said_once(caplog):
+    """Each row is a label value: a broken or hostile server printing thousands of rows must not
+    make thousands of series. The worst states are kept first; the rest are counted."""
+    from aix_exporter.collectors.tsm_checklist import TsmHealthCollector
+    from aix_exporter.config import Settings
+
+    flood = "".join(f"S,D,STORAGE POOL UTILIZATION,POOL{k:05d},{k},,{'ERROR' if k % 1000 == 7 else 'NORMAL'}\n"
+                    for k in range(3000))
+    rows = tsm_monitor.parse(flood)
+    assert len(rows) == 3000
+    kept, omitted = tsm_monitor.bounded(rows)
+    assert (len(kept), omitted) == (tsm_monitor.MAX_ROWS, 3000 - tsm_monitor.MAX_ROWS)
+    assert [r.name for r in kept[:3]] == [f"STORAGE POOL UTILIZATION (POOL{k:05d})" for k in (7, 1007, 2007)]
+    assert all(r.state == "normal" for r in kept[3:])
+    assert tsm_monitor.bounded(rows[:tsm_monitor.MAX_ROWS]) == (rows[:tsm_monitor.MAX_ROWS], 0)   # as they came
+
+    class Source:
+        def read(self, key):
+            return {"tsm_events": fixture_text("tsm_events", "every-exception.txt"), "tsm_monitor": flood}[key]
+
+    collector = TsmHealthCollector(Settings())
+    with caplog.at_level("WARNING"):
+        for _ in range(3):
+            m = samples(collector.collect(Source()))
+    assert m[("aix_tsm_monitor_rows_omitted", ())] == 2500
+    assert sum(1 for k in m if k[0] == "aix_tsm_monitor_status") == 3 * tsm_monitor.MAX_ROWS
+    said = [r.getMessage() for r in caplog.records if "more rows than are served" in r.getMessage()]
+    assert said == ["msg=the status monitor answered more rows than are served, the worst states first "
+                    "collector=tsm_health served=500 omitted=2500"]
+    clean = samples(health_families(tsm_events.parse(fixture_text("tsm_events", "every-exception.txt")), rows[:3]))
+    assert clean[("aix_tsm_monitor_rows_omitted", ())] == 0

@@ -26,7 +26,8 @@ intervals have passed without a new answer (then absent, never stale).
 * ``aix_tsm_client_schedule_events{result}``: the client schedules' events scheduled in the last
   24 hours, by status as QUERY EVENT gives it (completed, failed, missed, severed ...);
 * ``aix_tsm_monitor_status{activity,status}`` (1 for the row's current state, 0 for the other two)
-  and ``aix_tsm_monitor_value{activity}``: the server's status monitor (QUERY MONITORSTATUS).
+  and ``aix_tsm_monitor_value{activity}``: the server's status monitor (QUERY MONITORSTATUS), at
+  most ``tsm_monitor.MAX_ROWS`` rows (``aix_tsm_monitor_rows_omitted`` the rest, said once).
 """
 from __future__ import annotations
 
@@ -107,8 +108,10 @@ def storage_families(pools: list, volumes: dict, drives: list, paths: list) -> l
     return f.result()
 
 
-def health_families(events: tsm_events.Events, monitor: list) -> list:
+def health_families(events: tsm_events.Events, monitor: list, omitted: int = 0) -> list:
     f = Families()
+    f.set("aix_tsm_monitor_rows_omitted", "Rows of the server's status monitor left out at the last checklist query "
+          f"(beyond {tsm_monitor.MAX_ROWS} rows the worst states are served first): 0 on any sane server.", omitted)
     for result, n in events.counts.items():
         f.set("aix_tsm_client_schedule_events", "The client schedules' events scheduled in the last 24 hours at the "
               "last checklist query, by status (EVENTS table: completed, failed, failed_no_restart, missed, severed, "
@@ -185,11 +188,13 @@ class TsmHealthCollector(_Checklist):
     name = "tsm_health"
     keys = ("tsm_events", "tsm_monitor")
     help = "the TSM admin's daily checklist from dsmadmc: client schedule events, the server's status monitor"
-    metrics = ("aix_tsm_client_schedule_events", "aix_tsm_monitor_status", "aix_tsm_monitor_value")
+    metrics = ("aix_tsm_client_schedule_events", "aix_tsm_monitor_status", "aix_tsm_monitor_value",
+               "aix_tsm_monitor_rows_omitted")
 
     def __init__(self, settings):
         super().__init__(settings)
         self._said_unknown: set = set()
+        self._said_omitted = False
 
     def collect(self, source) -> list:
         events = tsm_events.parse(source.read("tsm_events"))
@@ -198,4 +203,9 @@ class TsmHealthCollector(_Checklist):
                 self._said_unknown.add(status)
                 log.warning("msg=an event status outside QUERY EVENT's list is counted as result=other "
                             "collector=tsm_health status=%r", status)
-        return health_families(events, tsm_monitor.parse(source.read("tsm_monitor")))
+        rows, omitted = tsm_monitor.bounded(tsm_monitor.parse(source.read("tsm_monitor")))
+        if omitted and not self._said_omitted:
+            self._said_omitted = True
+            log.warning("msg=the status monitor answered more rows than are served, the worst states first "
+                        "collector=tsm_health served=%d omitted=%d", len(rows), omitted)
+        return health_families(events, rows, omitted)

@@ -16,6 +16,10 @@ Format rules:
 * The numeric value is a number, with a decimal point or comma, or empty when the row has none.
 * Two active rows of one name keep the worse state (ERROR over WARNING over NORMAL) and that
   row's value.
+* Each row becomes label values (``activity``), so the rows served are bounded (``bounded``):
+  a server prints a few dozen activities, one per storage pool or node where the activity names
+  elements; beyond ``MAX_ROWS`` (a broken or hostile answer) the worst states are kept first and
+  the rest counted.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ from . import dsmadmc
 
 COMMAND = "dsmadmc query monitorstatus"
 STATES = ("normal", "warning", "error")   # in order of severity
+MAX_ROWS = 500                            # rows served: each is a label value of two series
 
 
 @dataclass
@@ -53,3 +58,12 @@ def parse(text: str) -> list:
         if old is None or STATES.index(st) > STATES.index(old.state):
             rows[row.name] = row
     return list(rows.values())
+
+
+def bounded(rows: list, limit: int = MAX_ROWS) -> tuple:
+    """(the rows to serve, how many were left out): all of them up to ``limit``; beyond it the
+    worst states first (ERROR, WARNING, NORMAL), by name within a state."""
+    if len(rows) <= limit:
+        return rows, 0
+    ordered = sorted(rows, key=lambda r: (-STATES.index(r.state), r.name))
+    return ordered[:limit], len(rows) - limit
