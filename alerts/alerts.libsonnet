@@ -13,7 +13,7 @@
   local TSM_LOG_USED = tsm.logUsed(S),
   local TSM_FAILED_EVENTS = tsm.failedEvents(S),
   // (each process, each client and the 0 are series of their own label sets, so 'or' keeps them all)
-  local SERVER_MOVED = 'sum by (instance, job) (rate(aix_tsm_process_bytes{%s}[5m]) or rate(aix_tsm_session_received_bytes{%s}[5m]) or 0 * aix_tsm_processes{%s})' % [S, S, S],
+  local SERVER_MOVED = 'sum by (instance, job) (clamp_min(deriv(aix_tsm_process_bytes{%s}[5m]), 0) or clamp_min(deriv(aix_tsm_session_received_bytes{%s}[5m]), 0) or 0 * aix_tsm_processes{%s})' % [S, S, S],
   // the TSM server's health for the census: the worst of the checklist's alert conditions now
   // (their thresholds, without their 'for'). 2 critical: no checklist query answers (the server is
   // down or refuses dsmadmc: every checklist collector fails), the database or a recovery log over
@@ -128,11 +128,12 @@
           { record: 'aix:tape_drives_at_work:count', expr: 'count by (instance, job) ((rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])) > 1048576)' % [S, S] },
           // the server's bytes against the OS's (issue 60): what the LPAR wrote to its drives, what the
           // TSM server says it moved (its processes' bytes and its sessions' received bytes: each a
-          // gauge of a process or session since it started, so rate() is its bytes per second; a
-          // session that closes lowers its client's sum, which rate() reads as a restart and so only
-          // raises the server's side), and the two's ratio where both exist. 0 for the server's side
-          // when its answer has no process and no session (aix_tsm_processes present), none when
-          // the server did not answer.
+          // gauge of one process, or of a client's open sessions, since it started; its slope over 5
+          // minutes, deriv(), is its bytes per second: rate() would read a new process's first
+          // sample differently in each store; a client's sum that drops when a session closes reads
+          // 0 for those 5 minutes, not less), and the two's ratio where both exist.
+          // 0 for the server's side when its answer has no process and no session
+          // (aix_tsm_processes present), none when the server did not answer.
           { record: 'aix:tape_written_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]))' % S },
           { record: 'aix:tsm_moved_bytes:rate5m', expr: SERVER_MOVED },
           { record: 'aix:tape_written_per_server_moved:ratio5m', expr: 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m])) / on (instance, job) ((%s) > 0)' % [S, SERVER_MOVED] },
