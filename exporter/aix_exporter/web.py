@@ -51,7 +51,7 @@ import ssl
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 import h11
 
@@ -496,7 +496,7 @@ class Connection:
             return
         finally:
             server._release(transport)
-            if writer.transport.get_write_buffer_size():
+            if _unsent(writer.transport):
                 writer.transport.abort()
             else:
                 writer.close()
@@ -626,16 +626,28 @@ class _Accepted(asyncio.StreamReaderProtocol):
         super().connection_lost(exc)
 
 
-# Python 3.11's asyncio gives every TLS connection a 256 KiB read buffer up front (its SSLProtocol's
-# max_size), pending handshakes included: 1,024 stalled handshakes held 330 MB. Requests to an
-# exporter are small; a TLS record is at most 16 KiB, so 32 KiB reads lose nothing.
+# asyncio gives every TLS connection a 256 KiB read buffer up front, pending handshakes included
+# (Python 3.11 and later: its SSLProtocol's max_size; before: its _SSLPipe's, the size of each
+# read): 1,024 stalled handshakes held 330 MB. Requests to an exporter are small; a TLS record is
+# at most 16 KiB, so 32 KiB reads lose nothing.
 TLS_READ_BUFFER = 32 * 1024
 
 
+def _unsent(transport) -> int:
+    """Bytes the transport still holds to send. Before Python 3.11 a TLS transport whose
+    connection is lost asks its SSL protocol's transport, which is then None (AttributeError):
+    it holds nothing it can still send."""
+    try:
+        return transport.get_write_buffer_size()
+    except AttributeError:
+        return 0
+
+
 def _small_tls_buffers():
-    proto = getattr(getattr(asyncio, "sslproto", None), "SSLProtocol", None)
-    if proto is not None and getattr(proto, "max_size", 0) > TLS_READ_BUFFER:
-        proto.max_size = TLS_READ_BUFFER
+    sslproto = getattr(asyncio, "sslproto", None)
+    for cls in (getattr(sslproto, "SSLProtocol", None), getattr(sslproto, "_SSLPipe", None)):
+        if cls is not None and getattr(cls, "max_size", 0) > TLS_READ_BUFFER:
+            cls.max_size = TLS_READ_BUFFER
 
 
 async def _start_tls(writer: asyncio.StreamWriter, reader: asyncio.StreamReader, ctx, timeout: float):
@@ -644,11 +656,15 @@ async def _start_tls(writer: asyncio.StreamWriter, reader: asyncio.StreamReader,
     the client ended (or that was ended to make room) is a ConnectionError: 3.11's start_tls
     then fails on the transport it did not get (AttributeError on None, once per connection)."""
     if hasattr(writer, "start_tls"):
+        plain, stream = writer.transport, cast(Any, writer)   # (stream: its private _transport is set back below)
         try:
             await writer.start_tls(ctx, ssl_handshake_timeout=timeout)
         except AttributeError:
+            stream._transport = plain   # (start_tls left None: a StreamWriter's __del__, 3.11.5 on, reads it)
             raise ConnectionError("TLS handshake did not complete") from None
         if writer.transport is None or writer.transport.is_closing():
+            if writer.transport is None:
+                stream._transport = plain
             raise ConnectionError("TLS handshake did not complete")
         return writer
     loop = asyncio.get_running_loop()
