@@ -101,5 +101,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ByUnit(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return scheduling_unit(nodeid.split("::", 1)[0])
+            path = nodeid.split("::", 1)[0]
+            # each Python of test_pythons.py is a unit of its own: minutes each, and nothing shared
+            return nodeid if path.endswith("/test_pythons.py") else scheduling_unit(path)
     return ByUnit(config, log)
