@@ -41,6 +41,8 @@ TOOLS_ONLY = {
     "test_mixin_config.py": "jsonnet (the mixin)",
     "test_deploy.py": "compose-spec (Python 3.10 or later) and systemd-analyze",
     "test_mutation_bench.py": "mutmut (the mutation bench)",
+    "test_pythons_runner.py": "this runner's own tests: it reads pyproject.toml with tomllib (Python 3.11), on the "
+                              "suite's Python",
     "test_cli_help.py": "argparse's own words change between Pythons (3.10: 'options:'); the reviewed help texts are "
                         "checked on the suite's Python",
 }
