@@ -65,7 +65,17 @@ def test_regime_table_compares_the_4k_and_16m_regimes_without_window_picking(cas
     assert ratio["11 lgpg_regions"] > 50
     assert verdict["1 Tape throughput (MiB/s)"] == 1 and verdict["8 pin_seg_range miss ratio"] == 1
     assert verdict["6 System / user CPU"] == 1 and verdict["3 User CPU (%)"] == 0
-    fleet = dashboards()["aix-before-after.json"]["panels"][3]
+    panels = {x["title"].split(":")[0]: x for x in dashboards()["aix-before-after.json"]["panels"]}
+    # comparability for tape over the same regimes: 8 drives at work in each, no tape error, no
+    # drive or path offline, the fewest scratch tapes by the simulator's rule (153, two an hour)
+    comp = next(x for x in dashboards()["aix-before-after.json"]["panels"] if "comparability" in x["title"])
+    c = lambda k: {r["metric"]["figure"]: float(r["value"][1])
+                   for r in p.query(substitute(comp["targets"][k]["expr"]).replace('=~".*"', '=~"tsmsrv01:10990"'), p.end)}
+    for column in (c(0), c(1)):
+        assert column["1 Drives at work (average)"] == pytest.approx(8, abs=0.3)
+        assert (column["2 Tape drive errors (errpt, hardware)"], column["3 Minutes with a drive or path offline"]) == (0, 0)
+    assert (c(0)["4 Fewest scratch tapes"], c(1)["4 Fewest scratch tapes"]) == (146, 137)
+    fleet = panels["Fleet"]
     rows = p.query(substitute(fleet["targets"][0]["expr"]), p.end)
     assert {r["metric"]["instance"] for r in rows} == {"tsmsrv01:10990"}
     assert float(rows[0]["value"][1]) == pytest.approx(2.7, abs=0.15)
