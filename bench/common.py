@@ -2,7 +2,6 @@
 import gzip
 import http.client
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -10,7 +9,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "exporter"))
-from aix_exporter.tools.tempprom import free_port  # noqa: E402,F401  (the one free_port; benches import it from here)
+sys.path.insert(0, ROOT)
+# the benches import the test helpers, never the reverse (tests/lib)
+from tests.lib import free_port  # noqa: E402,F401  (the one free_port; benches import it from here)
+from tests.lib.attacks import STALLED_HELLO, frozen_registry, stalled_handshakes  # noqa: E402,F401
 HEADERS = {  # what Prometheus 2.x sends
     "Accept": "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
               "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
@@ -100,28 +102,6 @@ def stop(proc):
         proc.kill()
 
 
-STALLED_HELLO = bytes.fromhex("16030100c8010000c40303") + bytes(32)   # the start of a TLS ClientHello
-
-
-def stalled_handshakes(port, count, every=0, each=None) -> list:
-    """``count`` connections to 127.0.0.1:``port`` that start a TLS handshake and stall (the
-    attack of bench/hostile.py and tests/adversarial/test_http_exhaustion.py); ``each()`` is
-    called after every ``every`` of them. The caller closes the sockets returned."""
-    socks = []
-    for i in range(count):
-        s = socket.socket()
-        s.settimeout(5)
-        try:
-            s.connect(("127.0.0.1", port))
-            s.send(STALLED_HELLO)
-        except OSError:
-            pass
-        socks.append(s)
-        if every and each and i % every == every - 1:
-            each()
-    return socks
-
-
 def server_cpu_ms(proc, port, scrapes) -> tuple:
     """(series, the server's CPU ms per scrape) over ``scrapes`` scrapes of a server already up."""
     wait(port)
@@ -144,20 +124,6 @@ def bench_exporter(spec, **options):
     source = open_source(spec, settings)
     return Exporter(source, [cls(settings) for cls in registry().values() if not cls.requires_system],
                     **options), source
-
-
-def frozen_registry(families):
-    """A registry that serves ``families`` as they are (collect() once): an encoder measured on
-    it measures the encoding alone."""
-    from prometheus_client import CollectorRegistry
-    families = list(families)
-
-    class Fixed:
-        def collect(self):
-            return families
-    reg = CollectorRegistry(auto_describe=False)
-    reg.register(Fixed())
-    return reg
 
 
 def median_ms(fn, n=30):

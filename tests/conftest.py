@@ -1,64 +1,13 @@
-import os
-import pathlib
-import shutil
-import sys
-
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures"
-SHARED = pathlib.Path(os.environ.get("AIX_EXPORTER_SHARED", ROOT.parent / "shared"))
-CORPUS = SHARED / "corpus"
+from tests.lib import CORPUS, ROOT
 
-sys.path.insert(0, str(ROOT / "exporter"))
-
-from aix_exporter.tools.tempprom import free_port  # noqa: E402,F401  (the one free_port: tests import it from here)
-
-
-def corpus_or_skip(path: pathlib.Path, what: str):
-    """A pytest mark: skip when ../shared is absent (a developer's checkout), but under CI
-    (CI=true) a missing corpus fails the run instead: conformance must never pass unseen."""
-    if path.exists():
-        return pytest.mark.skipif(False, reason="present")
-    if os.environ.get("CI", "").lower() == "true":
-        return pytest.mark.usefixtures("_corpus_required")
-    return pytest.mark.skip(reason=f"{what} not present")
+# (the helpers live in tests/lib: this file keeps pytest's fixtures and hooks)
 
 
 @pytest.fixture
 def _corpus_required():
     pytest.fail(f"{CORPUS} is missing but CI=true: the conformance tests must run against the real samples")
-
-
-def fixture_text(*parts) -> str:
-    return (FIXTURES.joinpath(*parts)).read_text()
-
-
-def bench_common():
-    """bench/common.py, whose helpers the tests share with the benchmarks (the stalled-handshake
-    attack, the frozen registry an encoder is measured and compared on): written once."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("bench_common", ROOT / "bench" / "common.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def recording_rule(record: str) -> str:
-    """The expression of a recording rule as alerts/aix-rules.yml ships it."""
-    import yaml
-    rules = yaml.safe_load((ROOT / "alerts" / "aix-rules.yml").read_text())
-    return next(r["expr"] for g in rules["groups"] for r in g["rules"] if r.get("record") == record)
-
-
-def need(binary: str) -> str:
-    """Path of a real tool the test needs; skip without it, unless the run requires tools (tests/run.sh)."""
-    path = shutil.which(binary)
-    if not path:
-        if os.environ.get("AIX_EXPORTER_REQUIRE_TOOLS"):
-            pytest.fail(f"{binary} not installed (Debian package prometheus) but AIX_EXPORTER_REQUIRE_TOOLS is set")
-        pytest.skip(f"{binary} not installed (Debian package prometheus)")
-    return path
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -11,8 +11,9 @@ import pytest
 
 from aix_exporter import web
 from tests.adversarial.test_http_limits import get, rss_kb
-from tests.conftest import bench_common, free_port
-from tests.e2e.helpers import start, stop
+from tests.lib import free_port
+from tests.lib.attacks import stalled_handshakes
+from tests.lib.processes import start, stop
 
 
 def exporter_proc(*extra):
@@ -131,7 +132,7 @@ def test_the_first_scrape_after_a_restart_is_answered_while_strangers_guess(tmp_
     import subprocess
 
     from aix_exporter import purebcrypt
-    from tests.e2e.helpers import env
+    from tests.lib.processes import env
     hashed = purebcrypt.hashpw(b"s3cret", b"0123456789abcdef", cost).decode()
     cfg = tmp_path / "web.yml"
     cfg.write_text(f"basic_auth_users:\n  prometheus: '{hashed}'\n")
@@ -292,7 +293,7 @@ def test_stalled_tls_handshakes_are_counted_and_bounded(tmp_path):
     socks = []
     try:
         peaks = [0]
-        socks += bench_common().stalled_handshakes(port, 1500, every=250,
+        socks += stalled_handshakes(port, 1500, every=250,
                                                    each=lambda: peaks.append(rss_kb(proc.pid)))
         time.sleep(1)
         peak = max(peaks + [rss_kb(proc.pid)])

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from tests.conftest import free_port
-from tests.e2e.helpers import start, stop, wait_http
+from tests.lib import free_port
+from tests.lib.processes import start, stop, wait_http
 
 
 def rss_kb(pid):
@@ -125,7 +125,7 @@ def test_sigterm_with_a_hung_collector_exits_within_5_seconds(tmp_path):
     """A stand-in svmon that never answers (a hung read); SIGTERM still ends the process, the
     hung command with it (it was left running, re-parented to init), and without a traceback."""
     from aix_exporter.tools import standin
-    from tests.conftest import FIXTURES
+    from tests.lib import FIXTURES
     root = tmp_path / "root"
     standin.write(str(FIXTURES / "replay" / "tsm-lpar"), str(root))
     pidfile = tmp_path / "svmon.pid"
@@ -136,7 +136,7 @@ def test_sigterm_with_a_hung_collector_exits_within_5_seconds(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", "--source", "system", "--path.commands",
                              str(root), "--config.file", str(cfg), "--no-collector.cpu",
                              "--web.listen-address", f"127.0.0.1:{port}"],
-                            env=__import__("tests.e2e.helpers", fromlist=["env"]).env(),
+                            env=__import__("tests.lib.processes", fromlist=["env"]).env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         wait_http(f"http://127.0.0.1:{port}/", proc=proc)
@@ -229,7 +229,7 @@ def test_at_the_descriptor_limit_the_server_backs_off_logs_and_recovers(tmp_path
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", "--source", "simulate:case-study",
                              "--web.listen-address", f"127.0.0.1:{port}"], preexec_fn=low_limit,
-                            env=__import__("tests.e2e.helpers", fromlist=["env"]).env(),
+                            env=__import__("tests.lib.processes", fromlist=["env"]).env(),
                             stdout=subprocess.DEVNULL, stderr=open(tmp_path / "err", "w"), start_new_session=True)
     conns = []
     try:

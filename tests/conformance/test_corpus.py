@@ -8,7 +8,7 @@ import pytest
 
 from aix_exporter.commands import TABLE
 from aix_exporter.parsers import ParseError, svmon_p, vmstat
-from tests.conftest import CORPUS, corpus_or_skip
+from tests.lib import CORPUS, corpus_or_skip
 
 pytestmark = corpus_or_skip(CORPUS, "../shared/corpus")
 

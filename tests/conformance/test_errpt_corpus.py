@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from aix_exporter.parsers import errpt
-from tests.conftest import CORPUS, corpus_or_skip
+from tests.lib import CORPUS, corpus_or_skip
 
 FOLDER = CORPUS / "errpt"
 pytestmark = corpus_or_skip(FOLDER, "../shared/corpus/errpt")

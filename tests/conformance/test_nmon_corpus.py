@@ -6,7 +6,7 @@ import datetime as dt
 import pytest
 
 from aix_exporter.tools.importing import run_import
-from tests.conftest import CORPUS, corpus_or_skip
+from tests.lib import CORPUS, corpus_or_skip
 from tests.unit.test_nmon import om_samples
 
 RECORDING = CORPUS / "nmon" / "adejoux-nmon2influxdb-aixlpar-aix713.nmon.gz"
@@ -40,7 +40,7 @@ def test_summary(imported):
 def test_every_unmapped_section_of_the_real_recording_has_a_reason_in_the_readme(imported):
     """The summary names each section it did not map; each has a reason of its own (not the
     catch-all), and so is in the generated "Not mapped" list of docs/nmon-import.md."""
-    from tests.conftest import ROOT
+    from tests.lib import ROOT
     s, _ = imported
     readme = (ROOT / "docs" / "nmon-import.md").read_text()
     assert s["not_mapped"]["FILE"] == (187, "kernel file I/O rates (iget, namei, readch, writech): no live metric")

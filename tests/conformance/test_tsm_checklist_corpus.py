@@ -10,7 +10,7 @@ import datetime
 import pytest
 
 from aix_exporter.parsers import ParseError, tsm_db, tsm_drives, tsm_events, tsm_libvolumes, tsm_log, tsm_stgpools
-from tests.conftest import CORPUS, corpus_or_skip
+from tests.lib import CORPUS, corpus_or_skip
 
 FOLDER = CORPUS / "tsm-dsmadmc"
 pytestmark = corpus_or_skip(FOLDER, "../shared/corpus/tsm-dsmadmc")

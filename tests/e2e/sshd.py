@@ -20,7 +20,7 @@ import socket
 import subprocess
 import time
 
-from tests.conftest import free_port, need
+from tests.lib import free_port, need
 
 SSHD = "/usr/sbin/sshd"
 TEST_USER = "aixexp-test"

@@ -9,7 +9,7 @@ import venv
 
 import pytest
 
-from tests.conftest import ROOT, need
+from tests.lib import ROOT, need
 
 AIX = ROOT / "deploy" / "aix"
 STANDINS = ("lssrc", "mkssys", "chssys", "rmssys", "startsrc", "stopsrc", "mkitab", "rmitab", "lsitab", "telinit", "lsuser",
@@ -219,7 +219,7 @@ def test_pyz_serves_basic_auth_without_the_bcrypt_module(dist, bare_python, tmp_
     import http.client
     import time
     from aix_exporter import purebcrypt
-    from tests.conftest import free_port
+    from tests.lib import free_port
     web = tmp_path / "web.yml"
     web.write_text(f"basic_auth_users:\n  prometheus: '{purebcrypt.hashpw(b's3cret', os.urandom(16), 5).decode()}'\n")
     port = free_port()

@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from aix_exporter.simulate.model import Model
 from aix_exporter.simulate.scenarios import get
-from tests.conftest import ROOT, free_port, need
-from tests.e2e.conftest import start_prometheus
-from tests.e2e.helpers import start, stop, wait_http
+from tests.lib import ROOT, free_port, need
+from tests.lib.stores import start_prometheus
+from tests.lib.processes import start, stop, wait_http
 
 sys.path.insert(0, str(ROOT / "alerts"))
 import build_rules as build  # noqa: E402

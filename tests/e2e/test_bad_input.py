@@ -3,8 +3,8 @@ import shutil
 
 import pytest
 
-from tests.conftest import FIXTURES
-from tests.e2e.helpers import run_once
+from tests.lib import FIXTURES
+from tests.lib.processes import run_once
 
 GOOD = FIXTURES / "replay" / "tsm-lpar"
 CASES = {

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import store_of_openmetrics
-from tests.e2e.helpers import env, stop
+from tests.lib.stores import store_of_openmetrics
+from tests.lib.processes import env, stop
 
 # instance: (state code, system/user CPU, pin miss ratio, pin lock misses/s, tape bytes/s)
 FLEET = {

@@ -12,9 +12,10 @@ import time
 import pytest
 
 from aix_exporter.tools import importing
-from tests.conftest import ROOT, need
-from tests.e2e.conftest import blocks_from, simulated_history, stop, store_of_openmetrics, vmalert_replay
-from tests.e2e.helpers import env
+from tests.lib import ROOT, need
+from tests.lib.stores import blocks_from, simulated_history, store_of_openmetrics, vmalert_replay
+from tests.lib.processes import stop
+from tests.lib.processes import env
 
 HOUR = 3600
 SCENARIOS = ("dirty-drive", "fewer-drives", "case-study")

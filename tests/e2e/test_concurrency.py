@@ -4,8 +4,8 @@ import threading
 import time
 import urllib.request
 
-from tests.conftest import free_port
-from tests.e2e.helpers import start, stop, wait_http
+from tests.lib import free_port
+from tests.lib.processes import start, stop, wait_http
 
 
 def test_twenty_concurrent_scrapers_for_five_seconds():

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import store_of_openmetrics
-from tests.e2e.helpers import stop
+from tests.lib.stores import store_of_openmetrics
+from tests.lib.processes import stop
 from tests.e2e.test_dashboard_meaning import panel_target
 from tests.e2e.test_dashboard_queries import substitute
 

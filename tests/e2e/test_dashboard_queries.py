@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.lib import ROOT
 from tests.unit.test_dashboards import NAMES, exprs
 
 VARS = {"$instance": ".*", "$window": "1h", "$before": "5h30m", "$after": "30m", "$__rate_interval": "5m", "$__range": "8h",

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 sys.path.insert(0, str(ROOT / "dashboards"))
 import render  # noqa: E402

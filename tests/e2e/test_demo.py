@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.conftest import ROOT, need
+from tests.lib import ROOT, need
 
 
 def _soak_module():

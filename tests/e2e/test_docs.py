@@ -28,8 +28,8 @@ import urllib.request
 import pytest
 from pytest_codeblocks.main import extract_from_file
 
-from tests.conftest import ROOT
-from tests.e2e.helpers import stop
+from tests.lib import ROOT
+from tests.lib.processes import stop
 
 DOCS = ["README.md", "CONTRIBUTING.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(str(ROOT / "docs" / "*.md")))
 SHELL = {"sh", "bash", "shell", "console"}
@@ -116,7 +116,7 @@ def test_shell_block(doc, block, tmp_path, request):
     elif "127.0.0.1:19090" in block.code:
         pytest.fail(f"{doc}:{block.lineno} names the demo's Prometheus: give the block its env marker")
     if "127.0.0.1:10990" in block.code and "serve" in opts:
-        from tests.e2e.conftest import port_free
+        from tests.lib.stores import port_free
         if not port_free(10990):
             pytest.skip(f"{doc}:{block.lineno}: port 10990, {PORTS['127.0.0.1:10990']}, is taken on this machine")
     code = block.code

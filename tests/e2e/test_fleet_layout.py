@@ -26,8 +26,8 @@ import urllib.request
 import pytest
 import yaml
 
-from tests.conftest import ROOT, free_port, need
-from tests.e2e.helpers import start, stop, wait_http
+from tests.lib import ROOT, free_port, need
+from tests.lib.processes import start, stop, wait_http
 from tests.e2e.sshd import Sshd
 
 COMPOSE = ROOT / "deploy" / "compose"

@@ -4,8 +4,8 @@ import subprocess
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, need
-from tests.e2e.helpers import normalise, run_once
+from tests.lib import FIXTURES, ROOT, need
+from tests.lib.processes import normalise, run_once
 
 GOLDEN = ROOT / "tests" / "golden"
 CASES = ["tsm-lpar"]

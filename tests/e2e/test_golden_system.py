@@ -12,8 +12,8 @@ import urllib.request
 
 from aix_exporter.config import load
 from aix_exporter.tools import standin
-from tests.conftest import FIXTURES, ROOT, free_port
-from tests.e2e.helpers import normalise, start, stop, wait_http
+from tests.lib import FIXTURES, ROOT, free_port
+from tests.lib.processes import normalise, start, stop, wait_http
 
 GOLDEN = ROOT / "tests" / "golden" / "tsm-lpar-system.prom"
 REPLAY = FIXTURES / "replay" / "tsm-lpar"

@@ -3,8 +3,8 @@ import gzip
 import sys
 import urllib.request
 
-from tests.conftest import FIXTURES, free_port
-from tests.e2e.helpers import start, stop, wait_http
+from tests.lib import FIXTURES, free_port
+from tests.lib.processes import start, stop, wait_http
 
 
 def test_http_scrape_replay(tmp_path):

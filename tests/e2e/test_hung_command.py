@@ -13,7 +13,7 @@ from aix_exporter.config import Settings
 from aix_exporter.exporter import Exporter
 from aix_exporter.sources.system import SystemSource
 from aix_exporter.web import make_server
-from tests.conftest import FIXTURES, free_port
+from tests.lib import FIXTURES, free_port
 
 MARK = "aix-exporter-hang-test-4711"
 

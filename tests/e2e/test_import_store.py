@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from tests.conftest import FIXTURES
-from tests.e2e.conftest import Prom, start_prometheus, start_victoria
-from tests.e2e.helpers import env, stop
+from tests.lib import FIXTURES
+from tests.lib.stores import Prom, start_prometheus, start_victoria
+from tests.lib.processes import env, stop
 from tests.e2e.test_nmon_import import _day
 
 DAYS = [str(FIXTURES / "nmon" / "tsmnm01-day1-4k.nmon"), str(FIXTURES / "nmon" / "tsmnm01-day2-16m.nmon")]

@@ -15,8 +15,8 @@ import time
 import urllib.request
 
 from aix_exporter.simulate.model import MIB, T_MAX
-from tests.conftest import free_port
-from tests.e2e.helpers import start, stop, wait_http
+from tests.lib import free_port
+from tests.lib.processes import start, stop, wait_http
 
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$", re.M)
 COLLECTORS = {"vmstat", "memory", "vmo", "aso", "vmstat_v", "vmstat_s", "process", "ldr_cntrl", "splat", "tape",

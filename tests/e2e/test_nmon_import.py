@@ -11,9 +11,9 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import CORPUS, FIXTURES, ROOT, need
-from tests.e2e.conftest import start_prometheus
-from tests.e2e.helpers import env, stop
+from tests.lib import CORPUS, FIXTURES, ROOT, need
+from tests.lib.stores import start_prometheus
+from tests.lib.processes import env, stop
 from tests.e2e.test_dashboard_queries import substitute
 from tests.unit.test_dashboards import NAMES, exprs
 

@@ -15,9 +15,9 @@ import pytest
 
 from aix_exporter.simulate.model import Model
 from aix_exporter.simulate.scenarios import get
-from tests.conftest import ROOT, recording_rule
-from tests.e2e.conftest import blocks_from, simulated_history, start_prometheus
-from tests.e2e.helpers import env, stop
+from tests.lib import ROOT, recording_rule
+from tests.lib.stores import blocks_from, simulated_history, start_prometheus
+from tests.lib.processes import env, stop
 
 GOLDEN = ROOT / "tests" / "golden" / "plans"
 HOUR = 3600

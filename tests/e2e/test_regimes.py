@@ -11,9 +11,9 @@ import time
 import pytest
 
 from aix_exporter.tools import importing
-from tests.conftest import ROOT, need
-from tests.e2e.conftest import blocks_from, simulated_history
-from tests.e2e.helpers import env
+from tests.lib import ROOT, need
+from tests.lib.stores import blocks_from, simulated_history
+from tests.lib.processes import env
 
 HOUR = 3600
 
@@ -97,8 +97,8 @@ def test_the_live_exporter_shows_the_heap_in_64k_pages():
 def test_report_auto_finds_the_same_change_on_victoria_metrics(histories, tmp_path):
     """The same ibm-64k history held by VictoriaMetrics, its rules replayed by vmalert: the report
     names the same change from 64 KB to 16 MB pages."""
-    from tests.e2e.conftest import import_openmetrics, start_victoria, vmalert_replay
-    from tests.e2e.helpers import stop
+    from tests.lib.stores import import_openmetrics, start_victoria, vmalert_replay
+    from tests.lib.processes import stop
     tsdb, end = histories["ibm-64k"]
     v = start_victoria(tmp_path)
     try:

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.e2e.helpers import env
+from tests.lib import ROOT
+from tests.lib.processes import env
 
 TUNING = 4 * 3600      # the case study's tuning, from the history's start (8 h before its end)
 

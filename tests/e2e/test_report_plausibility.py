@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from aix_exporter.report.compare import coverage
-from tests.e2e.conftest import blocks_from, start_prometheus
-from tests.e2e.helpers import env, stop
+from tests.lib.stores import blocks_from, start_prometheus
+from tests.lib.processes import env, stop
 
 MIB = 1 << 20
 

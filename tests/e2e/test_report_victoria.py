@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from tests.e2e.conftest import METRICSQL_TOLERANCE
-from tests.e2e.helpers import env
+from tests.lib.stores import METRICSQL_TOLERANCE
+from tests.lib.processes import env
 
 
 def report(url, tmp_path, name, *windows):

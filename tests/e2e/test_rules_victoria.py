@@ -9,8 +9,8 @@ import subprocess
 import pytest
 import yaml
 
-from tests.conftest import ROOT, need
-from tests.e2e.conftest import METRICSQL_TOLERANCE
+from tests.lib import ROOT, need
+from tests.lib.stores import METRICSQL_TOLERANCE
 
 RULES = ROOT / "alerts" / "aix-rules.yml"
 RECORDS = sorted({r["record"] for g in yaml.safe_load(RULES.read_text())["groups"] for r in g["rules"] if "record" in r})

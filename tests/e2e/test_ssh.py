@@ -18,8 +18,8 @@ import pytest
 from aix_exporter.config import Settings, load
 from aix_exporter.sources import SourceError, open_source
 from aix_exporter.tools import standin
-from tests.conftest import FIXTURES, ROOT, free_port
-from tests.e2e.helpers import normalise, start, stop, wait_http
+from tests.lib import FIXTURES, ROOT, free_port
+from tests.lib.processes import normalise, start, stop, wait_http
 from tests.e2e.sshd import Sshd, keygen
 
 GOLDEN = ROOT / "tests" / "golden" / "tsm-lpar-system.prom"

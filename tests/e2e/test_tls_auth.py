@@ -8,8 +8,8 @@ import sys
 import bcrypt
 import pytest
 
-from tests.conftest import FIXTURES, free_port
-from tests.e2e.helpers import start, stop
+from tests.lib import FIXTURES, free_port
+from tests.lib.processes import start, stop
 
 REPLAY = FIXTURES / "replay" / "tsm-lpar"
 
@@ -128,7 +128,7 @@ def test_bad_web_config_is_rejected_at_start(tmp_path, text, message):
     cfg = tmp_path / "web.yml"
     cfg.write_text(text)
     r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--web.config.file", str(cfg), "--check-config"],
-                       capture_output=True, text=True, env=__import__("tests.e2e.helpers", fromlist=["env"]).env())
+                       capture_output=True, text=True, env=__import__("tests.lib.processes", fromlist=["env"]).env())
     assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1   # one line, whatever is wrong
 

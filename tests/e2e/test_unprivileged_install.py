@@ -13,7 +13,7 @@ import pytest
 
 from aix_exporter.collectors import registry
 from aix_exporter.tools import standin
-from tests.conftest import FIXTURES, ROOT
+from tests.lib import FIXTURES, ROOT
 from tests.e2e.test_aix_packages import standins
 
 USER = "nobody"

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from aix_exporter.importers.nmon import NmonError
 from aix_exporter.tools.importing import run_import
-from tests.conftest import CORPUS, FIXTURES
+from tests.lib import CORPUS, FIXTURES
 
 SEEDS = [p.read_text() for p in sorted((FIXTURES / "nmon").glob("*.nmon"))]
 _REAL = CORPUS / "nmon" / "adejoux-nmon2influxdb-aixlpar-aix713.nmon.gz"

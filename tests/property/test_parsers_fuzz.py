@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from aix_exporter.commands import COMMANDS
 from aix_exporter.parsers import ParseError
 from aix_exporter.sources.simulate import SimulatedSource
-from tests.conftest import FIXTURES
+from tests.lib import FIXTURES
 
 PARSERS = {key: c.parse for key, c in COMMANDS.items()}
 FIXTURE_DIRS = {key: c.fixture_dir for key, c in COMMANDS.items()}

@@ -13,7 +13,7 @@ import json
 
 from aix_exporter.commands import COMMANDS
 from aix_exporter.parsers import ParseError
-from tests.conftest import FIXTURES
+from tests.lib import FIXTURES
 
 
 def to_json(obj):

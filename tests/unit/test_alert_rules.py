@@ -7,7 +7,7 @@ import sys
 import yaml
 
 from tests import metricsdoc
-from tests.conftest import FIXTURES, ROOT, need
+from tests.lib import FIXTURES, ROOT, need
 
 ALERTS = ROOT / "alerts"
 sys.path.insert(0, str(ALERTS))

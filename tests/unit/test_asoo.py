@@ -3,8 +3,8 @@ import pytest
 
 from aix_exporter.collectors.aso import families_from
 from aix_exporter.parsers import ParseError, asoo
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 @pytest.mark.parametrize("case,active", [("asoo-a-active.txt", 1), ("asoo-a-inactive.txt", 0),

@@ -5,7 +5,7 @@ import json
 
 from aix_exporter.report import census
 from aix_exporter.report.census import Lpar
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 
 class FakePrometheus:

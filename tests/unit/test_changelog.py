@@ -3,7 +3,7 @@ first, and one tagged entry per change."""
 import re
 
 from aix_exporter import __version__
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 TAGS = ("[FEATURE]", "[ENHANCEMENT]", "[BUGFIX]", "[CHANGE]", "[SECURITY]")
 

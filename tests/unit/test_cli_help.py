@@ -8,7 +8,7 @@ import pytest
 
 from aix_exporter import cli
 from aix_exporter.cli import serve
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 SUBCOMMANDS = {   # argv -> the options its parser accepts, found by asking argparse itself
     "report": ["report"],
@@ -130,7 +130,7 @@ def test_long_flags_are_never_broken_at_any_width(monkeypatch):
 def test_arguments_from_a_file_as_the_installers_pass_them(tmp_path):
     import subprocess
     import sys
-    from tests.e2e.helpers import env
+    from tests.lib.processes import env
     args = tmp_path / "args"
     args.write_text("--web.max-requests\n0\n")
     r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", f"@{args}", "--check-config"], capture_output=True,

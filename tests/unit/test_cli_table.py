@@ -50,7 +50,7 @@ def test_the_top_level_help_imports_no_subcommand():
     (its figures, its query client) or the importers (issue 46: the .pyz failed at start)."""
     import subprocess
     import sys
-    from tests.e2e.helpers import env
+    from tests.lib.processes import env
     code = ("import sys; from aix_exporter.cli import serve, parser; parser('serve'); "
             "print(sorted(m for m in sys.modules if m.startswith('aix_exporter.cli.')))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env(), timeout=60)
@@ -73,7 +73,7 @@ def test_no_function_of_the_ways_in_is_over_100_lines():
     """Issue 46: five of the 15 longest functions were command-line code; cli, report and tools
     keep every function under 100 lines."""
     import ast
-    from tests.conftest import ROOT
+    from tests.lib import ROOT
     long = []
     for folder in ("cli", "report", "tools"):
         for path in sorted((ROOT / "exporter" / "aix_exporter" / folder).glob("*.py")):

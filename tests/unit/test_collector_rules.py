@@ -11,7 +11,7 @@ from aix_exporter.collectors import base, ldr_cntrl, process, splat as splat_col
 from aix_exporter.collectors.base import Collector, Families, register
 from aix_exporter.config import Settings
 from aix_exporter.parsers import ParseError, splat, vmstat as vmstat_parser
-from tests.unit.helpers import samples
+from tests.lib.checks import samples
 
 
 class TextSource:
@@ -117,7 +117,7 @@ def test_function_defaults_agree_with_the_config_defaults():
 
 def test_collectors_take_their_limits_from_the_config(tmp_path):
     from aix_exporter.sources.replay import ReplaySource
-    from tests.conftest import FIXTURES
+    from tests.lib import FIXTURES
     s = Settings()
     s.process.max_processes = 1
     src = ReplaySource(str(FIXTURES / "replay" / "tsm-lpar"))
@@ -254,7 +254,7 @@ def test_counted_ids_without_configured_ones_are_still_counters(tmp_path):
 
 
 def test_splat_collector_keeps_the_configured_top_n():
-    from tests.conftest import fixture_text
+    from tests.lib import fixture_text
     s = Settings()
     s.splat.top_n = 1
     m = samples(splat_collector.SplatCollector(s).collect(TextSource(fixture_text("splat", "tsm-4k-pin-seg-range.txt"))))

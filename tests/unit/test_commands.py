@@ -11,8 +11,8 @@ import pytest
 from aix_exporter.collectors import registry
 from aix_exporter.commands import COMMANDS, TABLE
 from aix_exporter.simulate import render
-from tests.conftest import FIXTURES, ROOT
-from tests.e2e.helpers import env
+from tests.lib import FIXTURES, ROOT
+from tests.lib.processes import env
 
 PACKAGE = ROOT / "exporter" / "aix_exporter"
 
@@ -99,7 +99,7 @@ def test_the_setup_scripts_privileged_commands_are_the_command_tables():
     import re
 
     from aix_exporter.commands import rbac_executables
-    from tests.conftest import ROOT
+    from tests.lib import ROOT
     script = (ROOT / "deploy" / "aix" / "src-setup.sh").read_text()
     line = re.search(r'^PRIV_CMDS="([^"]*)"$', script, re.M).group(1)
     assert line.split() == rbac_executables() == ["/usr/bin/iostat", "/usr/bin/svmon", "/usr/bin/vmstat", "/usr/sbin/asoo",

@@ -4,7 +4,7 @@ import sys
 import pytest
 
 from aix_exporter.config import ConfigError, load
-from tests.e2e.helpers import env
+from tests.lib.processes import env
 
 
 def write(tmp_path, text):
@@ -122,7 +122,7 @@ def test_help_lists_subcommands_and_collector_flags():
 def _check(tmp_path, text):
     import subprocess
     import sys
-    from tests.e2e.helpers import env
+    from tests.lib.processes import env
     cfg = tmp_path / "c.yml"
     cfg.write_text(text)
     return subprocess.run([sys.executable, "-m", "aix_exporter.cli", "--config.file", str(cfg), "--check-config"],

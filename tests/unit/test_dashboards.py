@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tests import metricsdoc
-from tests.conftest import FIXTURES, ROOT
+from tests.lib import FIXTURES, ROOT
 
 DASH = ROOT / "dashboards"
 sys.path.insert(0, str(DASH))
@@ -411,7 +411,7 @@ def test_the_annotations_mark_the_five_minutes_after_a_change_and_nothing_else(t
     """Each annotation query of the 4K-versus-16M dashboard, evaluated by promtool on series
     that change once at minute 31: a mark from 31 to 35, none at 30 or from 36 on."""
     import subprocess
-    from tests.conftest import need
+    from tests.lib import need
     annotations = {a["name"]: a["expr"].replace('instance=~"$instance"', 'instance=~".*"')
                    for a in dashboards()["aix-4k-vs-16m.json"]["annotations"]["list"] if "expr" in a}
     assert sorted(annotations) == ["16MB mode changed", "LDR_CNTRL changed", "lgpg_regions changed"]
@@ -478,7 +478,7 @@ def test_the_exhaustion_forecast_stays_between_0_and_the_pool(tmp_path):
     import subprocess
 
     import yaml
-    from tests.conftest import need
+    from tests.lib import need
     (expr,) = [e for _, e in exprs(dashboards()["aix-large-pages.json"]) if "predict_linear" in e]
     expr = expr.replace('instance=~"$instance"', 'instance=~".*"')
     rec = lambda name, values, inst: {"series": f'{name}{{job="aix",instance="{inst}"}}', "values": values}

@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from tests.conftest import ROOT, need
+from tests.lib import ROOT, need
 
 COMPOSE = ROOT / "deploy" / "compose"
 AIX = ROOT / "deploy" / "aix"

@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 
 from aix_exporter.parsers import ParseError, errpt
-from tests.conftest import fixture_text
+from tests.lib import fixture_text
 
 
 def test_each_entry_of_a_detailed_report_newest_first():
@@ -70,7 +70,7 @@ def report(*entries):
 
 
 def counted(c):
-    from tests.unit.helpers import samples
+    from tests.lib.checks import samples
     m = samples(c.families(report()))
     return ({dict(k[1])["label"] + "@" + dict(k[1])["resource"]: v for k, v in m.items()
              if k[0] == "aix_errpt_entries_total"}, m[("aix_errpt_entries_lost_total", ())])
@@ -114,7 +114,7 @@ def test_the_collector_over_a_simulated_lpar_with_a_drive_that_needs_cleaning():
     are counted, the history before the first read is not; the newest entry's time per resource
     class, to the second errpt prints."""
     from aix_exporter.sources.simulate import SimulatedSource
-    from tests.unit.helpers import samples
+    from tests.lib.checks import samples
     c, src = collector(), SimulatedSource("checklist-trouble?seed=1")
     src.set_time(900.0)
     c.collect(src)

@@ -5,7 +5,7 @@ from aix_exporter.config import Settings
 from aix_exporter.exporter import Exporter
 from aix_exporter.parsers import ParseError
 from aix_exporter.sources import SourceError
-from tests.unit.helpers import samples
+from tests.lib.checks import samples
 
 
 SETTINGS = Settings()   # collectors need their settings

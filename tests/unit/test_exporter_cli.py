@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.e2e.helpers import env
+from tests.lib.processes import env
 
 
 def run(*args, timeout=60):

@@ -20,7 +20,8 @@ from aix_exporter.config import Settings
 from aix_exporter.exporter import Exporter
 from aix_exporter.simulate.scenarios import SCENARIOS
 from aix_exporter.sources import open_source
-from tests.conftest import FIXTURES, bench_common
+from tests.lib import FIXTURES
+from tests.lib.attacks import frozen_registry
 
 
 def exporter_registry(spec):
@@ -32,7 +33,7 @@ def exporter_registry(spec):
     return registry_of(list(ex.registry().collect()))
 
 
-registry_of = bench_common().frozen_registry   # (the benchmark's, bench/exposition.py)
+registry_of = frozen_registry   # (the benchmark's too, bench/exposition.py)
 
 
 def assert_same(reg):

@@ -10,7 +10,7 @@ import yaml
 
 from aix_exporter import figures
 from aix_exporter.report import compare
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 DASH = ROOT / "dashboards"
 

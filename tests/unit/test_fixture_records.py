@@ -20,6 +20,6 @@ def test_fixture_parses_to_its_recorded_record(key, txt):
 
 def test_no_record_without_its_fixture():
     for cmd in COMMANDS.values():
-        from tests.conftest import FIXTURES
+        from tests.lib import FIXTURES
         for js in (FIXTURES / cmd.fixture_dir).glob("*.json"):
             assert js.with_suffix(".txt").exists(), js

@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from aix_exporter import httpclient
-from tests.unit.helpers import serving
+from tests.lib.checks import serving
 
 
 class Hostile(BaseHTTPRequestHandler):

@@ -10,7 +10,7 @@ import pytest
 from aix_exporter import cli
 from aix_exporter.tools import importing
 from aix_exporter.tools import store as stores
-from tests.unit.helpers import Terminal, promtool_only
+from tests.lib.checks import Terminal, promtool_only
 from tests.unit.test_importer_seam import lines_format  # noqa: F401 (a fixture)
 
 DAY = 86400

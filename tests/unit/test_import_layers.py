@@ -4,7 +4,7 @@ that read it: collectors, sources, cli (issue 57, item 7: config -> collectors -
 commands -> config was a circle through two lazy imports)."""
 import ast
 
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 PACKAGE = ROOT / "exporter" / "aix_exporter"
 

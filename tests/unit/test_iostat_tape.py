@@ -3,8 +3,8 @@ import pytest
 
 from aix_exporter.collectors.tape import TapeCollector, families_from
 from aix_exporter.parsers import ParseError, iostat_tape
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_counters_add_the_interval_to_the_since_boot_totals_and_gauges_are_the_interval():

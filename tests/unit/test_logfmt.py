@@ -63,9 +63,9 @@ def test_every_kind_of_line_we_write_parses():
 def test_the_exporter_logs_in_logfmt(tmp_path):
     import subprocess
     import sys
-    from tests.e2e.helpers import env
+    from tests.lib.processes import env
     import shutil
-    from tests.conftest import FIXTURES
+    from tests.lib import FIXTURES
     replay = tmp_path / "replay"
     shutil.copytree(FIXTURES / "replay" / "tsm-lpar", replay)
     (replay / "svmon_g.txt").write_text("not svmon output at all\n")   # one collector fails: a warning line
@@ -96,7 +96,7 @@ os.write(2, b"Traceback (most recent call last): written to stderr, not logged\\
 def run_rotation(tmp_path, mode):
     import subprocess
     import sys
-    from tests.e2e.helpers import env
+    from tests.lib.processes import env
     path = tmp_path / "aix_exporter.log"
     r = subprocess.run([sys.executable, "-c", ROTATE, str(path), mode], capture_output=True, text=True, env=env(),
                        timeout=60)
@@ -141,7 +141,7 @@ def test_check_config_answers_on_stderr_even_with_a_log_file(tmp_path):
     answer must reach the installer's terminal, and the log's directory may not exist yet."""
     import subprocess
     import sys
-    from tests.e2e.helpers import env
+    from tests.lib.processes import env
     bad = tmp_path / "bad.yml"
     bad.write_text("tsm:\n  actlog_file: /nonexistent/dsmserv.log\n")
     log = tmp_path / "not-yet" / "aix_exporter.log"

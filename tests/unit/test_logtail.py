@@ -389,7 +389,7 @@ def test_a_reused_inode_number_is_not_trusted_without_the_fingerprint(tmp_path, 
 def test_the_tsm_collector_counts_each_gap_and_keeps_the_count(tmp_path):
     from aix_exporter.collectors.tsm import TsmCollector
     from aix_exporter.config import Settings
-    from tests.unit.helpers import samples
+    from tests.lib.checks import samples
 
     class Source:
         def __init__(self, positions):

@@ -9,7 +9,7 @@ import pytest
 
 from aix_exporter import monitoring
 from aix_exporter.report import compare
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 sys.path.insert(0, str(ROOT / "alerts"))
 sys.path.insert(0, str(ROOT / "dashboards"))

@@ -2,7 +2,7 @@
 survivor is marked by the entry of its own module only."""
 import importlib.util
 
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 
 def _bench():

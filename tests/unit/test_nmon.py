@@ -11,8 +11,8 @@ import pytest
 
 from aix_exporter.importers import nmon
 from aix_exporter.tools.importing import run_import
-from tests.conftest import FIXTURES
-from tests.e2e.helpers import env
+from tests.lib import FIXTURES
+from tests.lib.processes import env
 
 NMON = FIXTURES / "nmon"
 
@@ -103,7 +103,7 @@ def test_files_in_any_order_are_read_in_time_order_and_overlaps_written_once(tmp
 
 
 def test_target_labels_and_openmetrics_that_promtool_accepts(tmp_path):
-    from tests.conftest import need
+    from tests.lib import need
     out = tmp_path / "h.om"
     run_import("nmon", [str(NMON / "semicolon-decimal-comma-dst-repeat.nmon")], str(out), tz="Europe/Paris",
                target={"job": "aix-nmon", "instance": "tsm01:10990", "lpar": "tsm01"})
@@ -297,7 +297,7 @@ def test_a_directory_given_as_a_recording_says_to_name_its_files(tmp_path):
     """Issue 58, item 7: `import nmon DIR` said 'a pipe or device' of a directory."""
     import subprocess
     import sys
-    from tests.e2e.helpers import env
+    from tests.lib.processes import env
     r = subprocess.run([sys.executable, "-m", "aix_exporter.cli", "import", "nmon", str(tmp_path), "--out",
                         str(tmp_path / "h.om")], capture_output=True, text=True, env=env(), timeout=60)
     assert (r.returncode, r.stderr) == (1, f"aix-exporter import nmon: {tmp_path}: a directory: name its recordings "

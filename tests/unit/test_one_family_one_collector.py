@@ -8,7 +8,7 @@ from aix_exporter.exporter import Exporter
 from aix_exporter.simulate.scenarios import SCENARIOS
 from aix_exporter.sources.replay import ReplaySource
 from aix_exporter.sources.simulate import SimulatedSource
-from tests.conftest import FIXTURES
+from tests.lib import FIXTURES
 
 
 def sources():

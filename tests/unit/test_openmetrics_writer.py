@@ -1,7 +1,7 @@
 """The OpenMetrics writer behind `simulate --openmetrics` and `import nmon`: timestamps in
 seconds, each series together and in time order under one family header, repeats dropped."""
 from aix_exporter.tools.openmetrics import Writer, fmt_labels, fmt_value
-from tests.unit.helpers import simulated_lines
+from tests.lib.checks import simulated_lines
 
 
 def test_series_grouped_in_time_order_with_second_timestamps(tmp_path):

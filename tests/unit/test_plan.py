@@ -119,7 +119,7 @@ def test_the_commands_name_the_user_and_the_script():
 
 
 def test_the_plans_pin_misses_are_the_recording_rules():
-    from tests.conftest import recording_rule
+    from tests.lib import recording_rule
     assert plan.PIN_MISSES.replace("SEL", 'job=~"aix.*"') == recording_rule("aix:pin_lock_misses:rate")
 
 
@@ -154,7 +154,7 @@ def test_whole_documents_against_their_reviewed_golden(name, f):
     (tests/golden/plans/unit-*.md; UPDATE_GOLDEN=1 rewrites them: review the diff)."""
     import os
 
-    from tests.conftest import ROOT
+    from tests.lib import ROOT
     path = ROOT / "tests" / "golden" / "plans" / f"{name}.md"
     named = {"fallback": fallback_contended,
              "refused-memory-64k": lambda: on_64k(memory_bytes=10.0 * GIB, virtual_bytes=8 * GIB, paging_used_bytes=None),
@@ -387,7 +387,7 @@ def test_the_plan_reads_every_ldr_cntrl_case_of_the_rules_tests_as_the_recording
     read by the plan to the regime the rule gives it."""
     import re
     import yaml
-    from tests.conftest import ROOT
+    from tests.lib import ROOT
     doc = yaml.safe_load((ROOT / "alerts" / "tests" / "aix-rules.test.yml").read_text())
     case = next(t for t in doc["tests"] if any("ldr64:10990" in i["series"] for i in t["input_series"]))
     labels = {}

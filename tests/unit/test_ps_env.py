@@ -3,8 +3,8 @@ import pytest
 
 from aix_exporter.collectors.ldr_cntrl import ldr_families
 from aix_exporter.parsers import ParseError, ps_env
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_ps_env_ldr_cntrl():

@@ -3,7 +3,7 @@ emits; the README's two set-up commands exist; CONTRIBUTING's Layout names every
 import re
 
 from tests import metricsdoc
-from tests.conftest import FIXTURES, ROOT
+from tests.lib import FIXTURES, ROOT
 
 
 def test_metrics_table_in_sync_with_the_code():

@@ -16,7 +16,7 @@ from aix_exporter.cli import report as report_cli
 from aix_exporter.report import census, plan
 from aix_exporter.report.compare import Check, Comparison, FigureRow, ReportError, Window
 from aix_exporter.tools import tempprom
-from tests.unit.helpers import Terminal
+from tests.lib.checks import Terminal
 from tests.unit.test_plan import facts, on_16m
 
 NOW = 1_800_000_000.0

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from aix_exporter.report.compare import Prometheus, ReportError, find_regimes
-from tests.unit.helpers import answer_json, serving
+from tests.lib.checks import answer_json, serving
 
 CHANGE = 1_700_000_000 + 20 * 86400          # the regime changes to 16 MB pages here
 END = 1_700_000_000 + 30 * 86400

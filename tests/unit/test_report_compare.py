@@ -11,7 +11,7 @@ import pytest
 from aix_exporter import promapi
 from aix_exporter.figures import FIGURES
 from aix_exporter.report import compare as c
-from tests.unit.helpers import local_zone
+from tests.lib.checks import local_zone
 
 SEL = 'job=~"aix.*",instance="tsmsrv01:10990"'
 FIG = {f.key: f for f in FIGURES}

@@ -8,7 +8,7 @@ import pytest
 
 from aix_exporter.report import render
 from aix_exporter.report.compare import Comparison, ReportError, Window, parse_time, zone
-from tests.unit.helpers import local_zone
+from tests.lib.checks import local_zone
 
 pytest.importorskip("matplotlib")
 

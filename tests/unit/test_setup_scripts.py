@@ -4,7 +4,7 @@ import os
 import re
 import subprocess
 
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 SCRIPTS = [ROOT / "tests" / "run.sh", ROOT / "deploy" / "demo" / "run.sh"]
 VENV_LIB = ROOT / "deploy" / "lib" / "venv.sh"

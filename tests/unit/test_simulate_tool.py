@@ -7,7 +7,7 @@ import pytest
 
 from aix_exporter import cli
 from aix_exporter.tools import simulate
-from tests.unit.helpers import promtool_only, simulated_lines
+from tests.lib.checks import promtool_only, simulated_lines
 
 KEYS = ["vmstat", "vmstat_v", "vmstat_s", "svmon_g", "svmon_p", "ps_env", "vmo", "asoo", "splat", "iostat_tape",
         "tsm_actlog", "tsm_processes", "tsm_sessions", "tsm_mounts", "tsm_summary", "tsm_db", "tsm_log",
@@ -164,7 +164,7 @@ def test_promtool_runs_in_the_c_locale(tmp_path, monkeypatch):
 def test_the_tools_run_as_modules(module, words):
     import subprocess
     import sys
-    from tests.e2e.helpers import env
+    from tests.lib.processes import env
     r = subprocess.run([sys.executable, "-m", *module.split(), "--help"], capture_output=True, text=True, env=env(), timeout=60)
     assert r.returncode == 0 and r.stdout.startswith(f"usage: {words} ")
 

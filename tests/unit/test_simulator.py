@@ -7,7 +7,7 @@ from aix_exporter.exporter import Exporter
 from aix_exporter.simulate.model import KERNEL_L, LARGE
 from aix_exporter.simulate.scenarios import SCENARIOS
 from aix_exporter.sources.simulate import SimulatedSource, parse_spec
-from tests.unit.helpers import samples
+from tests.lib.checks import samples
 
 
 def collect(src):
@@ -252,7 +252,7 @@ def test_the_readmes_three_regime_table_is_the_models():
 
     from aix_exporter.simulate.model import Model, user_share
     from aix_exporter.simulate.scenarios import get
-    from tests.conftest import ROOT
+    from tests.lib import ROOT
     readme = (ROOT / "docs" / "simulator.md").read_text()
     rows = dict(re.findall(r"^\| (4 KB|64 KB|16 MB)[^|]* \| \d+ \| ([\d.]+ \| [\d.]+ % \| [\d.]+ / [\d.]+ = [\d.]+) \|$",
                            readme, re.M))

@@ -12,7 +12,7 @@ from aix_exporter.sources import simulate as sim
 from aix_exporter.sources import splat_window as sw
 from aix_exporter.sources.processes import monitored_pids
 from aix_exporter.sources.replay import ReplaySource
-from tests.unit.helpers import refusal
+from tests.lib.checks import refusal
 
 
 @pytest.mark.parametrize("spec", ["system:x", "replay", "replay:", "simulate", "simulate:", "file:/x", ""])

@@ -3,8 +3,8 @@ import pytest
 
 from aix_exporter.collectors.splat import families_from as splat_families, rank_functions
 from aix_exporter.parsers import ParseError, splat
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_splat_report_sections():

@@ -13,7 +13,7 @@ from aix_exporter.config import Settings
 from aix_exporter.sources.remotelog import HELPER, PERL
 from aix_exporter.sources.ssh import ENV_PREFIX
 from aix_exporter.tools import sshwrapper
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 WRAPPER = ROOT / "deploy" / "ssh" / "aix-exporter-ssh-wrapper"
 

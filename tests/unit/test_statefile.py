@@ -206,8 +206,8 @@ def test_the_exporter_runs_whatever_lies_at_the_state_path(tmp_path, content, ts
     import subprocess
     import sys
 
-    from tests.conftest import FIXTURES
-    from tests.e2e.helpers import env
+    from tests.lib import FIXTURES
+    from tests.lib.processes import env
     state = tmp_path / "state.json"
     state.write_bytes(content)
     cfg = tmp_path / "c.yml"

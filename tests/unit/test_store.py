@@ -72,7 +72,7 @@ import json                                    # noqa: E402
 import urllib.parse                            # noqa: E402
 from http.server import BaseHTTPRequestHandler   # noqa: E402
 
-from tests.unit.helpers import serving          # noqa: E402
+from tests.lib.checks import serving          # noqa: E402
 
 
 class Stub(BaseHTTPRequestHandler):

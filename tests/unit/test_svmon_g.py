@@ -2,8 +2,8 @@ import pytest
 
 from aix_exporter.collectors.memory import families_from
 from aix_exporter.parsers import ParseError, svmon_g
-from tests.conftest import fixture_text
-from tests.unit.helpers import names, samples
+from tests.lib import fixture_text
+from tests.lib.checks import names, samples
 
 P4K, P64K, P16M = 4096, 65536, 16 * 2**20
 

@@ -3,8 +3,8 @@ import pytest
 
 from aix_exporter.collectors.process import families_from
 from aix_exporter.parsers import ParseError, svmon_p
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 P4K, P64K, P16M = 4096, 65536, 16 << 20

@@ -12,8 +12,8 @@ from aix_exporter.collectors.cpu import CpuCollector
 from aix_exporter.config import Settings
 from aix_exporter.sources import splat_window, system
 from aix_exporter.sources.system import SystemSource, dsmadmc_new_lines
-from tests.conftest import FIXTURES, ROOT
-from tests.unit.helpers import samples
+from tests.lib import FIXTURES, ROOT
+from tests.lib.checks import samples
 
 
 def test_trace_window_runs_trace_trcstop_trcrpt_gensyms_splat_in_order(monkeypatch, tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from aix_exporter.config import Settings
 from aix_exporter.sources import CommandFailed, NotRunning, SourceError, system
 from aix_exporter.sources.system import SystemSource, redact
-from tests.unit.helpers import refusal
+from tests.lib.checks import refusal
 
 PS = " 101 dsmserv\n 202 dsmsta\n"
 

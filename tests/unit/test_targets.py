@@ -16,7 +16,7 @@ from aix_exporter.sources import SourceError
 from aix_exporter.sources.replay import ReplaySource
 from aix_exporter.sources.ssh import CPU_LINE, ENV_PREFIX, Connection, SshTarget, cpu_report, key_problem, parse_spec
 from aix_exporter.targets import Fleet, UnknownTarget
-from tests.conftest import FIXTURES
+from tests.lib import FIXTURES
 
 REPLAY = FIXTURES / "replay" / "tsm-lpar"
 CTYPE = "text/plain; version=0.0.4; charset=utf-8"

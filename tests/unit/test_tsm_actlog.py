@@ -9,8 +9,8 @@ from aix_exporter.parsers import ParseError, tsm_actlog
 from aix_exporter.sources import SourceError
 from aix_exporter.sources.logtail import tail
 from aix_exporter.sources.replay import ReplaySource
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_tsm_log_formats():

@@ -6,8 +6,8 @@ import pytest
 
 from aix_exporter.collectors.tsm_checklist import families_from
 from aix_exporter.parsers import ParseError, tsm_db, tsm_log
-from tests.conftest import FIXTURES, fixture_text
-from tests.unit.helpers import samples
+from tests.lib import FIXTURES, fixture_text
+from tests.lib.checks import samples
 
 MB = 1 << 20
 LOG = tsm_log.parse(fixture_text("tsm_log", "active-and-archive.txt"))

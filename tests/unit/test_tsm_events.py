@@ -6,8 +6,8 @@ import pytest
 
 from aix_exporter.collectors.tsm_checklist import TsmHealthCollector
 from aix_exporter.parsers import tsm_events
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_events_are_counted_by_status_each_status_its_own_result():

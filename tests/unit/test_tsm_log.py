@@ -4,8 +4,8 @@ import pytest
 
 from aix_exporter.collectors.tsm_checklist import families_from
 from aix_exporter.parsers import ParseError, tsm_db, tsm_log
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 MB = 1 << 20
 DB = tsm_db.parse(fixture_text("tsm_db", "backed-up-last-night.txt"))

@@ -4,8 +4,8 @@ import pytest
 
 from aix_exporter.collectors.tsm_checklist import health_families
 from aix_exporter.parsers import ParseError, tsm_events, tsm_monitor
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_the_monitor_rows_keep_their_names_states_and_values():

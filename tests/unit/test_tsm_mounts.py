@@ -3,8 +3,8 @@ import pytest
 
 from aix_exporter.collectors.tsm_server import families_from
 from aix_exporter.parsers import ParseError, tsm_mounts
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_mounts_per_drive_and_waiting():

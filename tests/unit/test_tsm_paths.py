@@ -3,8 +3,8 @@ import pytest
 
 from aix_exporter.collectors.tsm_checklist import storage_families
 from aix_exporter.parsers import ParseError, tsm_paths
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_each_path_online_or_not():

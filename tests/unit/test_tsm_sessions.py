@@ -1,8 +1,8 @@
 """dsmadmc select from sessions: rows, quoted fields; bytes summed per client (bounded labels)."""
 from aix_exporter.collectors.tsm_server import families_from
 from aix_exporter.parsers import tsm_sessions
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_sessions_summed_per_client():

@@ -14,7 +14,7 @@ from aix_exporter import statefile
 from aix_exporter.collectors import tsm
 from aix_exporter.config import Settings
 from aix_exporter.sources import logtail
-from tests.e2e.helpers import env
+from tests.lib.processes import env
 
 PASSWD_LIKE = "root:x:0:0:root:/root:/bin/sh\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
 

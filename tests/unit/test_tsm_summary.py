@@ -1,8 +1,8 @@
 """dsmadmc select from summary: bytes and count per activity of the last hours; empty sums."""
 from aix_exporter.collectors.tsm_server import families_from
 from aix_exporter.parsers import tsm_summary
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_activities_of_the_last_day():

@@ -2,8 +2,8 @@ import pytest
 
 from aix_exporter.collectors.vmo import families_from
 from aix_exporter.parsers import ParseError, suffixed_number, vmo
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_vmo_L_current_differs_from_boot_and_suffixes():

@@ -2,8 +2,8 @@ import pytest
 
 from aix_exporter.parsers import ParseError, vmstat
 from aix_exporter.collectors.vmstat import families_from
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_wide_large_page_shared_lpar_last_row_is_current():

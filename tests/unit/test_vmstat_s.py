@@ -1,8 +1,8 @@
 """vmstat -s: counters since boot."""
 from aix_exporter.collectors.vmstat_s import s_families
 from aix_exporter.parsers import vmstat_s
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_vmstat_s_counters():

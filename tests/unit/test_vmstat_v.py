@@ -3,8 +3,8 @@ import pytest
 
 from aix_exporter.collectors.vmstat_v import v_families
 from aix_exporter.parsers import ParseError, vmstat_s, vmstat_v
-from tests.conftest import fixture_text
-from tests.unit.helpers import samples
+from tests.lib import fixture_text
+from tests.lib.checks import samples
 
 
 def test_vmstat_v_naming_rules():

@@ -11,9 +11,9 @@ import urllib.parse
 
 import pytest
 
-from tests.conftest import FIXTURES, free_port
-from tests.e2e.helpers import env
-from tests.unit.helpers import answer_json
+from tests.lib import FIXTURES, free_port
+from tests.lib.processes import env
+from tests.lib.checks import answer_json
 
 NMON = str(FIXTURES / "nmon" / "tsmnm01-day1-4k.nmon")
 

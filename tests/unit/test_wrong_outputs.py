@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from tests.conftest import FIXTURES
-from tests.e2e.helpers import env
+from tests.lib import FIXTURES
+from tests.lib.processes import env
 
 NMON = str(FIXTURES / "nmon" / "tsmnm01-day1-4k.nmon")
 COMMANDS = {

@@ -1,3 +1,6 @@
+"""Processes a test starts and ends by its id (never by name): the exporter run once or as a
+server, waiting for an HTTP answer, its environment (the checkout's package first), the
+exposition with its volatile values normalised for a golden file."""
 import os
 import re
 import signal
@@ -6,7 +9,7 @@ import sys
 import time
 import urllib.request
 
-from tests.conftest import ROOT
+from tests.lib import ROOT
 
 VOLATILE = re.compile(
     r"^(aix_exporter_collector_(?:duration_seconds|last_success_timestamp_seconds)\{[^}]*\}|aix_splat_report_timestamp_seconds"

@@ -1,3 +1,5 @@
+"""Small helpers of the unit tests: metric families as a dict of samples, a refusal's one line, a
+local HTTP server with a handler, a time zone for a block, a terminal's width."""
 import contextlib
 import json
 import os
