@@ -30,7 +30,7 @@ import tomllib
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OLDEST = (3, 9)
 RUNTIME_EXTRAS = ("auth", "ssh", "cpu")   # (report: the host side's)
-TEST_TOOLS = ("pytest>=7", "hypothesis>=6")
+TEST_TOOLS = ("pytest>=7", "pytest-xdist>=3.2", "hypothesis>=6")
 # unit test files left out: those that need a test-only tool, and those of the tools that run
 # where Prometheus is, beside the suite's own Python (the report, the plan, the census, the
 # simulator's histories, the nmon import, the stores, the pictures, the repository's documents):
@@ -115,7 +115,9 @@ def run(version: str, python: str, log=print) -> subprocess.CompletedProcess:
     exe = environment(version, python, log)
     env = dict(os.environ, PYTHONPATH=str(ROOT / "exporter"), PYTHONDONTWRITEBYTECODE="1")
     env.pop("AIX_EXPORTER_REQUIRE_TOOLS", None)   # the tools of the suite's own Python are not asked for here
-    argv = [exe, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(f"--deselect={t}" for t in DESELECTED), *tests()]
+    # two workers: most of these tests wait (deadlines, timeouts), so two halve the time for little CPU
+    argv = [exe, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", *(f"--deselect={t}" for t in DESELECTED),
+            *tests()]
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
 
 
