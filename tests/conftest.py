@@ -54,10 +54,3 @@ def pytest_xdist_make_scheduler(config, log):
             # each Python of test_pythons.py is a unit of its own: minutes each, and nothing shared
             return nodeid if path.endswith("/test_pythons.py") else scheduling_unit(path)
     return ByUnit(config, log)
-
-
-def pytest_collection_modifyitems(items):
-    """The other Pythons' runs first (tests/e2e/test_pythons.py: about a minute each, mostly
-    waiting): the scheduler hands its first units out to the workers in turn, so each worker
-    starts one of them beside its other units instead of all of them waiting at the end."""
-    items.sort(key=lambda item: 0 if item.nodeid.split("::", 1)[0].endswith("/test_pythons.py") else 1)
