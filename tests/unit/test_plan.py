@@ -183,9 +183,7 @@ class FakePrometheus:
            f"max(last_over_time(aix_paging_space_inuse_bytes{{{SEL}}}[5m] @ 1800000000))": 0.3125 * GIB,
            f"max(last_over_time(aix_paging_space_size_bytes{{{SEL}}}[5m] @ 1800000000))": 16.0 * GIB,
            "max(avg_over_time((" + plan.PIN_MISSES.replace("SEL", SEL) + ")[3600s:1m] @ 1800000000))": 17862.0,
-           f"max(last_over_time(aix_aso_active{{{SEL}}}[5m] @ 1800000000))": 1.0,
-           f"count(sum by (device) (rate(aix_tape_read_bytes_total{{{SEL}}}[3600s] @ 1800000000) + "
-           f"rate(aix_tape_written_bytes_total{{{SEL}}}[3600s] @ 1800000000)) > 0)": 8.0}
+           f"max(last_over_time(aix_aso_active{{{SEL}}}[5m] @ 1800000000))": 1.0}
     FIGURES = {"tape": 139.0, "user": 3.0, "sys": 15.0, "sys_per_user": 5.0, "pin_miss": 0.25}
     INSTANT = {
         "aix_process_large_page_info": [({"command": "dsmserv", "pid": "2687182", "mode": "N"}, 1.0),

@@ -155,17 +155,15 @@ def gather(prom: Prometheus, instance: str, at: float, window: int, base: str = 
     f.paging_used_bytes = now(f"aix_paging_space_inuse_bytes{{{sel}}}")
     f.paging_size_bytes = now(f"aix_paging_space_size_bytes{{{sel}}}")
     f.aso_active = now(f"aix_aso_active{{{sel}}}")
-    f.drives = prom.scalar(f"count(sum by (device) (rate(aix_tape_read_bytes_total{{{sel}}}[{length}]{at_mod}) + "
-                           f"rate(aix_tape_written_bytes_total{{{sel}}}[{length}]{at_mod})) > 0)", at)
-    # a drive that logged hardware errors in the window (TAPE_ERR6: it asks for cleaning) moves
-    # less for a reason of its own: its bytes leave the tape figure the evidence and the model's
-    # estimates read, and the evidence names it
+    # each drive's rate and hardware errors over the window (the report's own query). A drive that
+    # logged errors (TAPE_ERR6: it asks for cleaning) moves less for a reason of its own: it leaves
+    # the drives counted and the tape figure the evidence and the model's estimates read, and the
+    # evidence names it
     rates, f.drive_errors, _ = comparability.drives_in(prom, sel, Window(at - window, at))
+    f.drives = float(sum(1 for d, v in rates.items() if v > 0 and d not in f.drive_errors)) or None
     if f.drive_errors and f.tape_mib_s is not None:
         f.tape_mib_s_all = f.tape_mib_s
         f.tape_mib_s = max(0.0, f.tape_mib_s - sum(rates.get(d, 0.0) for d in f.drive_errors) / comparability.MIB)
-        if f.drives:
-            f.drives -= sum(1 for d in f.drive_errors if rates.get(d, 0.0) > 0)
     return f
 
 
