@@ -13,9 +13,8 @@ import pytest
 
 from aix_exporter.tools import importing
 from tests.lib import ROOT, need
+from tests.lib.processes import env, stop
 from tests.lib.stores import blocks_from, simulated_history, store_of_openmetrics, vmalert_replay
-from tests.lib.processes import stop
-from tests.lib.processes import env
 
 HOUR = 3600
 SCENARIOS = ("dirty-drive", "fewer-drives", "case-study")
