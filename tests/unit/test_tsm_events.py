@@ -49,3 +49,20 @@ def test_a_status_outside_the_list_is_counted_as_other_and_said_once(caplog):
         second[("aix_tsm_client_schedule_events", (("result", "other"),))]
     said = [r.getMessage() for r in caplog.records if "result=other" in r.getMessage()]
     assert len(said) == 1 and "status='Postponed'" in said[0]
+
+
+def test_what_is_said_once_is_bounded_a_server_naming_new_statuses_cannot_grow_it(caplog):
+    """A broken server answering a new status each time: each of the first MAX_SAID is said once,
+    then one line says the rest are not logged, and the collector remembers no more of them."""
+    from aix_exporter.collectors import tsm_checklist
+    from aix_exporter.config import Settings
+    c = TsmHealthCollector(Settings())
+    with caplog.at_level(logging.WARNING, logger="aix_exporter"):
+        for k in range(tsm_checklist.MAX_SAID + 20):
+            c.collect(_Texts({"tsm_events": f"DAILY,Odd status {k}\n",
+                              "tsm_monitor": fixture_text("tsm_monitor", "monitor-off.txt")}))
+    said = [r.getMessage() for r in caplog.records]
+    assert len([m for m in said if "result=other" in m]) == tsm_checklist.MAX_SAID
+    assert said[tsm_checklist.MAX_SAID:] == [
+        "msg=further warnings about the server's answers are not logged collector=tsm_health"]
+    assert len(c._said) == tsm_checklist.MAX_SAID + 1

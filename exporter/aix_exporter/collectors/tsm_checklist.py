@@ -128,9 +128,29 @@ def health_families(events: tsm_events.Events, monitor: list, omitted: int = 0) 
     return f.result()
 
 
+MAX_SAID = 64   # distinct things a checklist collector says once each (a server's answers name them)
+
+
 class _Checklist(Collector):
-    """What the checklist's collectors share: the tsm settings, dsmadmc configured, the interval."""
+    """What the checklist's collectors share: the tsm settings, dsmadmc configured, the interval,
+    and what is said once (a warning about the server's answers, logged the first time only)."""
     settings_section = "tsm"
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        self._said: set = set()
+
+    def _say_once(self, key, message: str, *args) -> None:
+        """Log ``message`` the first time ``key`` comes; at most MAX_SAID keys, then one line that
+        the rest are not logged (a server answering new names each time cannot grow the set)."""
+        if key in self._said:
+            return
+        if len(self._said) < MAX_SAID:
+            self._said.add(key)
+            log.warning(message, *args)
+        elif None not in self._said:   # (None: the line saying so, once)
+            self._said.add(None)
+            log.warning("msg=further warnings about the server's answers are not logged collector=%s", self.name)
 
     @classmethod
     def configured(cls, settings) -> bool:
@@ -154,17 +174,13 @@ class TsmChecklistCollector(_Checklist):
     metrics = ("aix_tsm_db_space_bytes", "aix_tsm_db_last_backup_timestamp_seconds", "aix_tsm_db_buffer_hit_ratio",
                "aix_tsm_log_space_bytes")
 
-    def __init__(self, settings):
-        super().__init__(settings)
-        self._said_never = False
-
     def collect(self, source) -> list:
         db = tsm_db.parse(source.read("tsm_db"))
         lg = tsm_log.parse(source.read("tsm_log"))
-        if db.last_backup is None and not self._said_never:
-            self._said_never = True
-            log.warning("msg=the TSM database was never backed up: aix_tsm_db_last_backup_timestamp_seconds is "
-                        "absent until its first backup (BACKUP DB) collector=tsm_checklist database=%s", db.name)
+        if db.last_backup is None:
+            self._say_once("never backed up", "msg=the TSM database was never backed up: "
+                           "aix_tsm_db_last_backup_timestamp_seconds is absent until its first backup (BACKUP DB) "
+                           "collector=tsm_checklist database=%s", db.name)
         when = source.report_time("tsm_db")   # (the simulator's clock in a history; else None: now)
         return families_from(db, lg, time.time() if when is None else when)
 
@@ -191,21 +207,13 @@ class TsmHealthCollector(_Checklist):
     metrics = ("aix_tsm_client_schedule_events", "aix_tsm_monitor_status", "aix_tsm_monitor_value",
                "aix_tsm_monitor_rows_omitted")
 
-    def __init__(self, settings):
-        super().__init__(settings)
-        self._said_unknown: set = set()
-        self._said_omitted = False
-
     def collect(self, source) -> list:
         events = tsm_events.parse(source.read("tsm_events"))
         for status in events.unknown:
-            if status not in self._said_unknown:
-                self._said_unknown.add(status)
-                log.warning("msg=an event status outside QUERY EVENT's list is counted as result=other "
-                            "collector=tsm_health status=%r", status)
+            self._say_once(("status", status), "msg=an event status outside QUERY EVENT's list is counted as "
+                           "result=other collector=tsm_health status=%r", status)
         rows, omitted = tsm_monitor.bounded(tsm_monitor.parse(source.read("tsm_monitor")))
-        if omitted and not self._said_omitted:
-            self._said_omitted = True
-            log.warning("msg=the status monitor answered more rows than are served, the worst states first "
-                        "collector=tsm_health served=%d omitted=%d", len(rows), omitted)
+        if omitted:
+            self._say_once("omitted", "msg=the status monitor answered more rows than are served, the worst states "
+                           "first collector=tsm_health served=%d omitted=%d", len(rows), omitted)
         return health_families(events, rows, omitted)
