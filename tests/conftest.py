@@ -31,6 +31,8 @@ def pytest_terminal_summary(terminalreporter):
 # is: its loadgroup marks do not reach the test ids under pytest 9.)
 SHARED_PORTS = ("case_study_prometheus", "case_study_victoria", "case_study_store", "case_study_history")
 SHARED_PORT_FILES = {"test_docs.py", "test_demo.py"}
+# files whose every test is a unit of its own: minutes each, nothing shared (one Python each)
+PER_TEST_FILES = {"test_pythons.py"}
 _units: dict = {}
 
 
@@ -51,6 +53,5 @@ def pytest_xdist_make_scheduler(config, log):
     class ByUnit(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            # each Python of test_pythons.py is a unit of its own: minutes each, and nothing shared
-            return nodeid if path.endswith("/test_pythons.py") else scheduling_unit(path)
+            return nodeid if path.rsplit("/", 1)[-1] in PER_TEST_FILES else scheduling_unit(path)
     return ByUnit(config, log)
