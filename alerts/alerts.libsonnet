@@ -12,8 +12,13 @@
   local TSM_DB_USED = tsm.dbUsed(S),
   local TSM_LOG_USED = tsm.logUsed(S),
   local TSM_FAILED_EVENTS = tsm.failedEvents(S),
+  // the bytes one gauge (a process's, a client's sessions') grew by in the last 5 minutes: its
+  // highest value then, less its value 5 minutes ago, or less 0 for a process or client born in
+  // the window (it started from 0), so a process shorter than the window counts whole; a client's
+  // sum that drops when a session closes counts 0, not less
+  local grew(m) = 'clamp_min(max_over_time(%(m)s[5m]) - (last_over_time(%(m)s[1d] offset 5m) or max_over_time(%(m)s[5m]) * 0), 0)' % { m: m },
   // (each process, each client and the 0 are series of their own label sets, so 'or' keeps them all)
-  local SERVER_MOVED = 'sum by (instance, job) (clamp_min(deriv(aix_tsm_process_bytes{%s}[5m]), 0) or clamp_min(deriv(aix_tsm_session_received_bytes{%s}[5m]), 0) or 0 * aix_tsm_processes{%s})' % [S, S, S],
+  local SERVER_MOVED = 'sum by (instance, job) (%s or %s or 0 * aix_tsm_processes{%s}) / 300' % [grew('aix_tsm_process_bytes{%s}' % S), grew('aix_tsm_session_received_bytes{%s}' % S), S],
   // the TSM server's health for the census: the worst of the checklist's alert conditions now
   // (their thresholds, without their 'for'). 2 critical: no checklist query answers (the server is
   // down or refuses dsmadmc: every checklist collector fails), the database or a recovery log over
@@ -127,11 +132,11 @@
           // last hour, by its device (errpt's resource rmtN is iostat's device rmtN)
           { record: 'aix:tape_drives_at_work:count', expr: 'count by (instance, job) ((rate(aix_tape_read_bytes_total{%s}[5m]) + rate(aix_tape_written_bytes_total{%s}[5m])) > 1048576)' % [S, S] },
           // the server's bytes against the OS's (issue 60): what the LPAR wrote to its drives, what the
-          // TSM server says it moved (its processes' bytes and its sessions' received bytes: each a
-          // gauge of one process, or of a client's open sessions, since it started; its slope over 5
-          // minutes, deriv(), is its bytes per second: rate() would read a new process's first
-          // sample differently in each store; a client's sum that drops when a session closes reads
-          // 0 for those 5 minutes, not less), and the two's ratio where both exist.
+          // TSM server says it moved (its processes' bytes and its sessions' received bytes, each a
+          // gauge since the process or session started: what each grew by in 5 minutes, `grew`
+          // above, over 300 s; neither rate(), which each store reads differently at a new
+          // process's first sample, nor deriv(), which loses a process shorter than a few samples),
+          // and the two's ratio where both exist.
           // 0 for the server's side when its answer has no process and no session
           // (aix_tsm_processes present), none when the server did not answer.
           { record: 'aix:tape_written_bytes_all:rate5m', expr: 'sum by (instance, job) (rate(aix_tape_written_bytes_total{%s}[5m]))' % S },
@@ -298,7 +303,7 @@
           alert('AixTapeWritesUnaccounted', 'warning',
                 '%s > 1048576 and %s > %g * %s' % [R('aix:tape_written_bytes_all:rate5m'), R('aix:tape_written_bytes_all:rate5m'), c.tapeUnaccountedRatio, R('aix:tsm_moved_bytes:rate5m')], c.tapeUnaccountedFor,
                 'The OS on {{ $labels.instance }} writes more to tape than the TSM server says it moves',
-                'The LPAR {{ $labels.instance }} wrote {{ $value | humanize1024 }}B/s to its tape drives (iostat -p, 5 minutes) for %s, more than %g times what the TSM server says it moved (its processes\' bytes and its sessions\' received bytes): something other than the server writes to the drives (a mksysb, a tar, another application), or the server\'s figures are stale. Tape MB/s measured now is not the server\'s alone.' % [c.tapeUnaccountedFor, c.tapeUnaccountedRatio]),
+                'The LPAR {{ $labels.instance }} wrote {{ $value | humanize1024 }}B/s to its tape drives (iostat -p, 5 minutes) for %s, more than %g %% of what the TSM server says it moved (its processes\' bytes and its sessions\' received bytes): something other than the server writes to the drives (a mksysb, a tar, another application), or the server\'s figures are stale. Tape MB/s measured now is not the server\'s alone.' % [c.tapeUnaccountedFor, 100 * c.tapeUnaccountedRatio]),
           alert('AixTapeDriveNeedsCleaning', 'warning',
                 'increase(aix_errpt_entries_total{%s,label="TAPE_ERR6"}[%s]) > 0' % [S, c.errptWindow], '0s',
                 'Tape drive {{ $labels.resource }} on {{ $labels.instance }} needs cleaning',
