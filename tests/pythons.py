@@ -48,7 +48,7 @@ TOOLS_ONLY = {
 }
 HOST_SIDE = re.compile(r"test_(census|comparability|figures|import_cli|import_layers|importer_seam|nmon\w*|plan|render|"
                        r"report_\w+|simulate_tool|simulator|standin|store|suite_schedule|tempprom|readme|changelog|"
-                       r"setup_scripts|openmetrics_writer|one_family_one_collector)\.py")
+                       r"setup_scripts|openmetrics_writer|one_family_one_collector|bench_table)\.py")
 EXCLUDED = {f"tests/unit/{name}": why for name, why in TOOLS_ONLY.items()}
 # single tests left out on the other Pythons: CPU seconds that would be the same on each
 DESELECTED = {

@@ -8,7 +8,7 @@ For each threshold, a case just beyond it that fires once its 'for' has passed, 
 short of it that never even goes pending over the whole window (ALERTS counted over the window).
 The values here are numbers of our own choosing, written out once: they are NOT read from
 monitoring.json, so halving or doubling a setting there makes one of the two cases fail
-(`python3 bench/alert_thresholds.py` measures that). The comment of each case says which
+(`python3 -m bench.mutation.thresholds` measures that). The comment of each case says which
 setting it pins and why its two values straddle it.
 """
 import os

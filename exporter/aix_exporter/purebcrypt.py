@@ -10,7 +10,7 @@ with a trailing NUL, 2**cost rounds, then "OrpheanBeholderScryDoubt" enciphered 
 ones the exporter accepts. Blowfish's initial state is the fractional part of pi, computed
 here once (Machin's formula) rather than written out as a table.
 
-It is slow: a cost-10 hash takes seconds in CPython (``bench/bcrypt_check.py`` measures it).
+It is slow: a cost-10 hash takes seconds in CPython (``bench/perf/bcrypt_check.py`` measures it).
 The web front checks each credential once and keeps the answer, so this is paid once per
 user and password, not per scrape; the compiled module is used whenever it is present.
 """

@@ -1,5 +1,5 @@
 """The second round of hostile clients (issue 28), each reproduced on loopback, bounded in count
-and time, with the figure it must meet. Timings are measured in bench/hostile.py, not here."""
+and time, with the figure it must meet. Timings are measured in bench/perf/hostile.py, not here."""
 import base64
 import http.client
 import socket

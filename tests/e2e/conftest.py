@@ -29,7 +29,7 @@ def case_study_prometheus(request, tmp_path_factory):
     """Prometheus over the backfilled history, with our recording rules backfilled too
     (promtool tsdb create-blocks-from rules), as a user would load a before/after window.
     AIX_EXPORTER_CASE_STUDY_PROMETHEUS="URL END" names one already serving it (ending at END,
-    Unix seconds): bench/dashboard_mutation.py starts it once for all its runs."""
+    Unix seconds): bench/mutation/dashboards.py starts it once for all its runs."""
     given = os.environ.get("AIX_EXPORTER_CASE_STUDY_PROMETHEUS")
     if given:
         url, end = given.split()

@@ -1,4 +1,4 @@
-"""Concurrent scrapers (a short version of bench/load.py): no errors, every body complete."""
+"""Concurrent scrapers (a short version of bench/perf/load.py): no errors, every body complete."""
 import sys
 import threading
 import time

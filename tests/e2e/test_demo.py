@@ -2,9 +2,8 @@
 a real Prometheus: one series per metric and instance (history and live scrape carry the same
 target labels), recording rules with history, the case study's tape figures, the alerts the
 README names and no other (each once), no parse error in the exporters' logs, every URL the
-banner prints answering. SIGTERM stops every process it started. bench/demo_soak.py runs the
-same checks for ten minutes."""
-import importlib.util
+banner prints answering. SIGTERM stops every process it started. The demo's driver and checks
+are tests/lib/demo.py's; ``python3 -m bench.perf demo_soak`` runs them for ten minutes."""
 import os
 import re
 import shutil
@@ -15,13 +14,7 @@ import time
 import pytest
 
 from tests.lib import ROOT, need
-
-
-def _soak_module():
-    spec = importlib.util.spec_from_file_location("demo_soak", ROOT / "bench" / "demo_soak.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from tests.lib import demo as demolib
 
 
 def test_demo_tells_one_story(tmp_path):
@@ -29,20 +22,19 @@ def test_demo_tells_one_story(tmp_path):
     need("promtool")
     if sys.prefix == sys.base_prefix:
         pytest.skip("not in a virtual environment: the demo would install into this Python (bash tests/run.sh uses one)")
-    soak_mod = _soak_module()
-    demo = soak_mod.Demo(str(tmp_path), venv=sys.prefix)
+    demo = demolib.Demo(str(tmp_path), venv=sys.prefix)
     try:
         banner = demo.wait_banner()
         assert demo.proc.poll() is None, banner
-        soak = soak_mod.Soak(demo)
+        soak = demolib.Soak(demo)
         # history and live scrape: one series per instance, per job
         counts = {r["metric"]["job"]: float(r["value"][1])
                   for r in demo.query("count by (job) (count by (instance, job) (aix_vmstat_cpu_ratio))")}
         assert counts == {"aix": 1.0, "demo-fast": 1.0}, counts
         now = time.time()
         assert demo.query('count({__name__=~"aix:.+"})', now - 4 * 3600), "no recording-rule history 4 h back"
-        before = float(demo.query(soak_mod.TAPE, now - 5 * 3600)[0]["value"][1])
-        after = float(demo.query(soak_mod.TAPE, now - 600)[0]["value"][1])
+        before = float(demo.query(demolib.TAPE, now - 5 * 3600)[0]["value"][1])
+        after = float(demo.query(demolib.TAPE, now - 600)[0]["value"][1])
         assert 129 < before < 149 and 363 < after < 393, (before, after)   # MiB/s, read + written
         # soak until the story's last alert fires (about three minutes), then once more
         while ("tsmsrv02:10990", "AixTsmDatabaseInitFailed", "firing") not in soak.seen:

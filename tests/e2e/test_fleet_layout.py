@@ -14,7 +14,7 @@ error, and an alert vmalert fires reaches the Alertmanager of the same profile.
 
 The 'agentless' profile too (issue 49): its two collectors run with their compose command line
 over fleet/agentless/aix_exporter.yml, whose LPARs are stand-ins behind one real sshd
-(tests/e2e/sshd.py; the configuration's addresses and key paths put in, and command_root for
+(tests/lib/sshd.py; the configuration's addresses and key paths put in, and command_root for
 the stand-ins); the vmagents probe them through the collector each entry of
 fleet/agentless/targets names."""
 import json
@@ -28,7 +28,7 @@ import yaml
 
 from tests.lib import ROOT, free_port, need
 from tests.lib.processes import start, stop, wait_http
-from tests.e2e.sshd import Sshd
+from tests.lib.sshd import Sshd
 
 COMPOSE = ROOT / "deploy" / "compose"
 INTERVAL = "5s"

@@ -1,5 +1,5 @@
 """Collecting over SSH with nothing installed on the LPAR (issue 49), with real parts: Debian's
-OpenSSH server on a loopback port (tests/e2e/sshd.py), the stand-in AIX commands of the tsm-lpar
+OpenSSH server on a loopback port (tests/lib/sshd.py), the stand-in AIX commands of the tsm-lpar
 replay fixtures under a directory of the "LPAR" (``command_root``), and the exporter serving
 ``/probe?target=NAME`` from ``targets:`` in its configuration."""
 import asyncio
@@ -20,7 +20,7 @@ from aix_exporter.sources import SourceError, open_source
 from aix_exporter.tools import standin
 from tests.lib import FIXTURES, ROOT, free_port
 from tests.lib.processes import normalise, start, stop, wait_http
-from tests.e2e.sshd import Sshd, keygen
+from tests.lib.sshd import Sshd, keygen
 
 GOLDEN = ROOT / "tests" / "golden" / "tsm-lpar-system.prom"
 WRAPPER = ROOT / "deploy" / "ssh" / "aix-exporter-ssh-wrapper"
@@ -330,7 +330,7 @@ def _running(path: str) -> list:
 
 def test_a_dsmadmc_that_never_answers_never_darkens_the_lpar(tmp_path, sshd):
     """Issue 57, item 2, with the real sshd and the shipped wrapper: dsmadmc hangs (the TSM
-    server is down) and the target is probed every 3 s for 45 s (bench/ssh_hung_dsmadmc.py: every
+    server is down) and the target is probed every 3 s for 45 s (bench/perf/ssh_hung_dsmadmc.py: every
     15 s for 5 minutes, through AIX_EXPORTER_HUNG_SECONDS and AIX_EXPORTER_HUNG_EVERY). The other
     collectors succeed on every probe, no more than one dsmadmc ever runs on the LPAR, and after
     the exporter's SIGTERM none is left within 5 s."""

@@ -8,8 +8,6 @@ import pathlib
 import shutil
 import sys
 
-import pytest
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 SHARED = pathlib.Path(os.environ.get("AIX_EXPORTER_SHARED", ROOT.parent / "shared"))
@@ -25,6 +23,7 @@ def corpus_or_skip(path: pathlib.Path, what: str):
     """A pytest mark: skip when ../shared is absent (a developer's checkout), but under CI
     (CI=true) a missing corpus fails the run instead: conformance must never pass unseen
     (the fixture ``_corpus_required`` of tests/conftest.py)."""
+    import pytest   # here, not at the top: the benches import this package without pytest
     if path.exists():
         return pytest.mark.skipif(False, reason="present")
     if os.environ.get("CI", "").lower() == "true":
@@ -47,6 +46,7 @@ def need(binary: str) -> str:
     """Path of a real tool the test needs; skip without it, unless the run requires tools (tests/run.sh)."""
     path = shutil.which(binary)
     if not path:
+        import pytest
         if os.environ.get("AIX_EXPORTER_REQUIRE_TOOLS"):
             pytest.fail(f"{binary} not installed (Debian package prometheus) but AIX_EXPORTER_REQUIRE_TOOLS is set")
         pytest.skip(f"{binary} not installed (Debian package prometheus)")

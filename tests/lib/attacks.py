@@ -1,6 +1,6 @@
 """What a test and a benchmark both do to a server, written once: the stalled TLS handshakes of
-tests/adversarial/test_http_exhaustion.py and bench/hostile.py; the frozen registry an encoder
-is measured on (bench/exposition.py) and compared on (tests/unit/test_exposition.py)."""
+tests/adversarial/test_http_exhaustion.py and bench/perf/hostile.py; the frozen registry an encoder
+is measured on (bench/perf/exposition.py) and compared on (tests/unit/test_exposition.py)."""
 import socket
 
 
@@ -9,7 +9,7 @@ STALLED_HELLO = bytes.fromhex("16030100c8010000c40303") + bytes(32)   # the star
 
 def stalled_handshakes(port, count, every=0, each=None) -> list:
     """``count`` connections to 127.0.0.1:``port`` that start a TLS handshake and stall (the
-    attack of bench/hostile.py and tests/adversarial/test_http_exhaustion.py); ``each()`` is
+    attack of bench/perf/hostile.py and tests/adversarial/test_http_exhaustion.py); ``each()`` is
     called after every ``every`` of them. The caller closes the sockets returned."""
     socks = []
     for i in range(count):

@@ -7,9 +7,9 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 
 from tests.lib import ROOT
+from tests.lib.fetch import get
 
 VOLATILE = re.compile(
     r"^(aix_exporter_collector_(?:duration_seconds|last_success_timestamp_seconds)\{[^}]*\}|aix_splat_report_timestamp_seconds"
@@ -46,11 +46,13 @@ def wait_http(url, timeout=30.0, proc=None):
         if proc is not None and proc.poll() is not None:
             raise AssertionError(f"process exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
         try:
-            with urllib.request.urlopen(url, timeout=2) as r:
-                return r.read()
+            r = get(url, timeout=2)
+            if r.status == 200:
+                return r.body
+            last = f"HTTP {r.status}"
         except Exception as e:  # not ready yet
             last = e
-            time.sleep(0.1)
+        time.sleep(0.1)
     raise AssertionError(f"{url} not ready after {timeout}s: {last}")
 
 

@@ -32,7 +32,7 @@ RULE_TESTS = ("aix-rules.test.yml", "alerts.test.yml", "thresholds.test.yml", "d
 
 
 def test_every_rule_test_file_is_run():
-    """A test file added to alerts/tests is run by promtool here (and by bench/rule_mutation.py,
+    """A test file added to alerts/tests is run by promtool here (and by bench/mutation/rules.py,
     which takes them all), with the rule file it names."""
     assert sorted(RULE_TESTS) == sorted(p.name for p in (ALERTS / "tests").glob("*.test.yml"))
     assert yaml.safe_load((ALERTS / "tests" / "alerts.test.yml").read_text())["rule_files"] == ["alerting-rules.yml"]
@@ -110,7 +110,7 @@ def test_the_report_queries_only_metrics_the_exporter_emits_or_the_rules_record(
 
 def test_threshold_tests_are_current_and_pin_every_numeric_setting():
     """alerts/tests/thresholds.test.yml is what make_threshold_tests.py writes, and each numeric
-    setting of the mixin (monitoring.json) has a case on each side (bench/alert_thresholds.py measures
+    setting of the mixin (monitoring.json) has a case on each side (bench/mutation/thresholds.py measures
     that halving or doubling any of them fails promtool test rules)."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("mtt", ALERTS / "tests" / "make_threshold_tests.py")

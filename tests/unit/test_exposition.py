@@ -33,7 +33,7 @@ def exporter_registry(spec):
     return registry_of(list(ex.registry().collect()))
 
 
-registry_of = frozen_registry   # (the benchmark's too, bench/exposition.py)
+registry_of = frozen_registry   # (the benchmark's too, bench/perf/exposition.py)
 
 
 def assert_same(reg):

@@ -1,19 +1,13 @@
-"""bench/mutation.py's list of equivalent mutants is well formed and names real modules, and a
+"""bench/mutation/package.py's list of equivalent mutants is well formed and names real modules, and a
 survivor is marked by the entry of its own module only."""
-import importlib.util
-
+from bench.mutation import dashboards as dm
+from bench.mutation import package
+from bench.mutation import rules as rule_mutation
 from tests.lib import ROOT
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("mutation_bench", ROOT / "bench" / "mutation.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_every_equivalence_entry_names_a_module_a_mutant_and_a_reason():
-    bench = _bench()
+    bench = package
     known = bench.equivalents()
     assert len(known) >= 50
     for module, text, why in known:
@@ -23,7 +17,7 @@ def test_every_equivalence_entry_names_a_module_a_mutant_and_a_reason():
 
 
 def test_a_survivor_is_explained_only_by_an_entry_of_its_module():
-    bench = _bench()
+    bench = package
     known = [("parsers/splat", "lru_cache(maxsize=65)", "a cache size changes speed, never a result")]
     used = set()
     change = "L103: - @lru_cache(maxsize=64) / + @lru_cache(maxsize=65)"
@@ -39,7 +33,7 @@ def test_every_module_outside_the_simulator_has_tests_to_run_its_mutants():
     """A module no test file reaches would score 0 of its mutants by default; each must be found:
     a module of a package tested whole (the nmon importer) through the package, the HTTP front with
     the e2e tests that start its server."""
-    bench = _bench()
+    bench = package
     assert bench.tests_of("importers/nmon/dates") == [
         "tests/unit/test_nmon_dates.py", "tests/unit/test_nmon.py", "tests/unit/test_nmon_mapping.py",
         "tests/unit/test_nmon_records.py", "tests/unit/test_nmon_snapshots.py", "tests/unit/test_domains.py",
@@ -53,9 +47,7 @@ def test_every_module_outside_the_simulator_has_tests_to_run_its_mutants():
 
 
 def test_a_rerun_takes_only_the_survivors_marked_unexplained(tmp_path):
-    spec = importlib.util.spec_from_file_location("rule_mutation_bench", ROOT / "bench" / "rule_mutation.py")
-    rules = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rules)
+    rules = rule_mutation
     f = tmp_path / "s.md"
     f.write_text("# Surviving rule mutants\n\n"
                  "- alerts/alerts.libsonnet:15:19: max by -> min by at `max by (instance, job) (x`\n"
@@ -69,7 +61,7 @@ def test_a_rerun_takes_only_the_survivors_marked_unexplained(tmp_path):
 
 
 def test_a_rerun_runs_the_unexplained_and_an_audit_the_explained():
-    bench = _bench()
+    bench = package
     known = [("parsers/splat", "lru_cache(maxsize=65)", "a cache size changes speed, never a result")]
     entries = [{"module": "parsers/splat", "compact": "L103: - @lru_cache(maxsize=64) / + @lru_cache(maxsize=65)",
                 "status": "survived"},
@@ -80,7 +72,7 @@ def test_a_rerun_runs_the_unexplained_and_an_audit_the_explained():
 
 
 def test_a_survivor_whose_line_moved_is_found_by_its_text(tmp_path):
-    bench = _bench()
+    bench = package
     lines = (ROOT / "exporter" / "aix_exporter" / "parsers" / "splat.py").read_text().split("\n")
     n = next(k + 1 for k, line in enumerate(lines) if line.strip() == "@lru_cache(maxsize=64)")
     f = tmp_path / "s.md"
@@ -98,7 +90,7 @@ def test_an_audit_makes_each_entrys_mutants_from_todays_source_as_diffs_that_app
     (tools/tempprom's rmtree in its last `finally`)."""
     import shutil
     import subprocess
-    bench = _bench()
+    bench = package
     known = [("tools/tempprom", "shutil.rmtree(work, ignore_errors=False)", "a reason long enough to be one")]
     (mutant,) = bench.mutants_of("tools/tempprom", known)
     assert mutant["compact"].endswith(": - shutil.rmtree(work, ignore_errors=True) / "
@@ -116,9 +108,6 @@ def test_an_audit_makes_each_entrys_mutants_from_todays_source_as_diffs_that_app
 def test_a_number_in_a_description_with_a_percent_sign_is_prose():
     """The dashboard mutation run counts a number in prose apart: a description that says
     "above 10 %" is still prose, a string with a format directive (%s, %d) is a query."""
-    spec = importlib.util.spec_from_file_location("dashboard_mutation_bench", ROOT / "bench" / "dashboard_mutation.py")
-    dm = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(dm)
     prose = "    desc='a pin miss ratio above 10 % with 16 MB pages',"
     assert dm.not_meaning(prose, prose.replace("16 MB", "17 MB")) == "prose"
     desc = "    desc='over the last %s, shown between 0 and the pool' % window,"

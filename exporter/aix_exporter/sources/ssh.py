@@ -62,7 +62,7 @@ _CPU_TAIL = 128   # bytes of stderr's end kept apart from its head: the wrapper'
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 60.0
 # The ciphers offered, in order. AES-GCM first: one AEAD call per packet with the CPU's AES
 # instructions, where asyncssh's chacha20-poly1305 builds two cipher objects per packet (a third
-# of the exporter's CPU per probe in bench/ssh_fleet.py's profile). All are in AIX's OpenSSH
+# of the exporter's CPU per probe in bench/perf/ssh_fleet.py's profile). All are in AIX's OpenSSH
 # since 6.x; CBC, 3DES and the like are never offered.
 CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com",
            "aes128-ctr", "aes256-ctr")
