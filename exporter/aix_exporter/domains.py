@@ -8,7 +8,8 @@ samples, counted and skipped): an AIX command that prints a negative size, a CPU
 * every value is a finite number;
 * every value is 0 or more, but for the metrics listed in SIGNED (vmo tunables can be -1);
 * a ``_ratio`` is at most 1, beyond rounding (a percentage printed as 100.4 is 1.004), but for
-  those listed in UNBOUNDED_RATIOS (entitlement consumed: an uncapped LPAR runs above 100 %).
+  those listed in UNBOUNDED_RATIOS (entitlement consumed: an uncapped LPAR runs above 100 %);
+* a label value is at most MAX_LABEL_VALUE characters (``label_why``).
 """
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ from typing import Optional
 SIGNED = frozenset({"aix_vmo_tunable"})
 UNBOUNDED_RATIOS = frozenset({"aix_vmstat_entitlement_consumed_ratio"})
 RATIO_ROUNDING = 0.01      # a whole percentage rounded up from 100.x
+# A label value is a name the LPAR or its server printed (a device, a drive, a volume, a pool, a
+# node, an errpt resource, a status-monitor row). The longest of them is a path: AIX's PATH_MAX is
+# 1,024 bytes with its NUL (Storage Protect's own names are at most 256: a FILE volume's path). A
+# longer value is cut, garbled or hostile output, never a name; as a label it would be held in
+# memory and sent to Prometheus at every scrape (the output caps alone allow 64 MiB in one line).
+MAX_LABEL_VALUE = 1023
 
 
 def why(name: str, value: float) -> Optional[str]:
@@ -43,6 +50,26 @@ def bounds(name: str) -> tuple:
     low = -sys.float_info.max if name in SIGNED else 0.0
     ratio = name.endswith("_ratio") and name not in UNBOUNDED_RATIOS
     return low, 1 + RATIO_ROUNDING if ratio else sys.float_info.max
+
+
+def long_label(labels) -> Optional[str]:
+    """The first label ({name: value} or (name, value) pairs) whose value is longer than
+    MAX_LABEL_VALUE characters, or None."""
+    for key, value in (labels.items() if isinstance(labels, dict) else labels):
+        if len(str(value)) > MAX_LABEL_VALUE:
+            return key
+    return None
+
+
+def label_why(labels) -> Optional[str]:
+    """Why a sample with these labels cannot be served (the long value's label, length and
+    start), or None."""
+    key = long_label(labels)
+    if key is None:
+        return None
+    text = str(dict(labels)[key])
+    return (f"label {key} is {len(text):,} characters long ({text[:40]!r}...), longer than any name "
+            f"AIX or the server prints (at most {MAX_LABEL_VALUE:,})")
 
 
 def problem(name: str, value: float) -> Optional[str]:

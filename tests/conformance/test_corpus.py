@@ -180,3 +180,20 @@ def test_svmon_c_segment_rows_parse_under_a_process_report():
     # three rows (Esid '* -' is two fields); the source(s)= and children= continuations are skipped
     assert p.segment_count == 3
     assert p.segment_pages == {"sm": [74312, 0, 0, 74312], "m": [31360, 28992, 0, 31360]}
+
+
+def test_no_real_line_is_longer_than_a_label_value_may_be():
+    """A label value is a name read from one line of a command's output, so the bound on label
+    values (domains.MAX_LABEL_VALUE) can refuse no real output if no real line is longer: every
+    sample of every folder, the nmon recordings and dsmadmc answers included."""
+    import gzip
+
+    from aix_exporter import domains
+    longest = (0, "")
+    for path in sorted(CORPUS.rglob("*")):
+        if not path.is_file() or path.suffix == ".md":
+            continue
+        opened = gzip.open(path, "rt", errors="replace") if path.suffix == ".gz" else path.open(errors="replace")
+        with opened as fh:
+            longest = max(longest, max(((len(line.rstrip("\n")), path.name) for line in fh), default=(0, "")))
+    assert 300 < longest[0] <= domains.MAX_LABEL_VALUE, longest

@@ -73,3 +73,65 @@ def test_the_nmon_importer_counts_and_skips_an_impossible_sample(tmp_path):
     got = {(s.series.name, dict(s.series.labels).get("mode")): s.value for s in snaps[0].samples}
     assert ("aix_vmstat_cpu_ratio", "user") not in got and got[("aix_vmstat_cpu_ratio", "sys")] == 0.15
     assert stats.rows_skipped == {"impossible value in aix_vmstat_cpu_ratio (negative, which it cannot be)": 1}
+
+
+def test_a_label_value_longer_than_any_name_fails_the_collector_at_its_bound():
+    """A label value is a name the LPAR printed; AIX's longest is a path (PATH_MAX 1,024 with its
+    NUL). 1,023 characters are served, 1,024 fail the collector with the label named."""
+    f = Families()
+    f.set("aix_tsm_drive_online", "h", 1, {"library": "L", "drive": "D" * domains.MAX_LABEL_VALUE})
+    with pytest.raises(ParseError) as e:
+        f.set("aix_tsm_drive_online", "h", 1, {"library": "L", "drive": "D" * (domains.MAX_LABEL_VALUE + 1)})
+    assert str(e.value) == ("impossible label value in aix_tsm_drive_online: label drive is 1,024 characters long ('"
+                            + "D" * 40 + "'...), longer than any name AIX or the server prints (at most 1,023)")
+    assert domains.MAX_LABEL_VALUE == 1023
+    # the value as served: a number label is its text, counted the same way
+    assert domains.long_label((("pid", 10 ** 1023),)) == "pid" and domains.long_label((("pid", 10 ** 1022),)) is None
+
+
+@pytest.mark.parametrize("length, error", [
+    (5000, "parse error: impossible label value in aix_tsm_drive_online: label drive is 5,000 characters long ('" + "X" * 40
+     + "'...), longer than any name AIX or the server prints (at most 1,023)"),
+    # beyond the csv module's field limit the row is not read at all: the same failure, said by the parser
+    (2 ** 20, "parse error: dsmadmc select from drives: not a row of comma-separated fields (field larger than "
+              "field limit (131072)) (line 2: 'TS4500," + "X" * 110 + "...')"),
+])
+def test_a_drive_name_longer_than_any_name_fails_its_collector_only_with_one_line(caplog, length, error):
+    """dsmadmc's answer with one drive named by thousands of characters, or a megabyte (garbled or
+    hostile output, within the output cap): the storage collector fails with one line naming its
+    commands and why; nothing of it is served, and the other collectors go on."""
+    import logging
+
+    from aix_exporter.collectors.tsm_checklist import TsmStorageCollector
+    from aix_exporter.collectors.vmstat_s import VmstatSCollector
+    from aix_exporter.config import Settings
+    from aix_exporter.exporter import Exporter
+    from tests.lib import FIXTURES, fixture_text
+
+    drives = fixture_text("tsm_drives", "online-and-offline.txt").replace("DRIVE1,", "X" * length + ",")
+    GOOD = {"tsm_stgpools": "device-container-and-cloud.txt", "tsm_libvolumes": "two-libraries-two-media.txt",
+            "tsm_paths": "server-and-storage-agent.txt"}
+
+    class Lpar:
+        name, slow_keys, concurrent_reads, runs_commands, local_system = "fake", frozenset(), False, True, True
+
+        def read(self, key):
+            if key == "tsm_drives":
+                return drives
+            if key in GOOD:
+                return fixture_text(key, GOOD[key])
+            return fixture_text("vmstat_s", sorted(p.name for p in (FIXTURES / "vmstat_s").glob("*.txt"))[0])
+
+        def report_time(self, key):
+            return None
+
+    s = Settings()
+    ex = Exporter(Lpar(), [TsmStorageCollector(s), VmstatSCollector(s)])
+    with caplog.at_level(logging.ERROR, logger="aix_exporter"):
+        ex.collect_all()
+    assert {n: r.success for n, r in ex.results.items()} == {"tsm_storage": False, "vmstat_s": True}
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert line.startswith("msg=collection failed collector=tsm_storage command='dsmadmc ")
+    assert line.endswith(f"error={error}"), line[-300:]
+    served = [s.labels for fam in ex.results["tsm_storage"].families for s in fam.samples]
+    assert served == []

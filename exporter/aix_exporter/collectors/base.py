@@ -80,7 +80,10 @@ class Families:
         why = domains.problem(name, value)
         if why is not None:   # an impossible value: the command's output is wrong, the collector fails
             raise ParseError(f"impossible value: {why}")
-        fam.add_metric([str(labels[k]) for k in declared], float(value))
+        values = [str(labels[k]) for k in declared]
+        if values and max(map(len, values)) > domains.MAX_LABEL_VALUE:   # no name is that long: the same
+            raise ParseError(f"impossible label value in {name}: {domains.label_why(labels)}")
+        fam.add_metric(values, float(value))
 
     def result(self) -> list:
         return [f for f in self._families.values() if f.samples]

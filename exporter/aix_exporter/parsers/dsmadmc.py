@@ -8,6 +8,8 @@
 * A number in a ``select`` answer is the column's raw value: never a thousands separator, so a
   comma in it is the decimal comma of a server that prints its locale's (``"99,8"``, quoted by
   ``-comma``; treydock/tsm_exporter#26): ``decimal`` reads both.
+* A line the csv module refuses (a field longer than its 131,072-character limit) is not a row:
+  the answer is an error naming the line, as a row with the wrong field count is.
 """
 from __future__ import annotations
 
@@ -30,7 +32,10 @@ def numbered_rows(text: str, command: str, fields) -> list:
     for no, line in enumerate(lines, 1):
         if not line.strip() or MESSAGE_RE.match(line):
             continue
-        row = next(csv.reader([line]))
+        try:
+            row = next(csv.reader([line]))
+        except csv.Error as e:   # a field beyond csv's limit (128 KiB): no name or number is that long
+            raise ParseError(f"{command}: not a row of comma-separated fields ({e})", no, line) from None
         if len(row) not in allowed:
             raise ParseError(f"{command}: expected {' or '.join(map(str, allowed))} comma-separated fields", no, line)
         out.append((no, line, [f.strip() for f in row]))
