@@ -50,7 +50,6 @@ __all__ = ["GAUGES", "IMPORTER", "MAPPED_SECTIONS", "NOT_MAPPED", "NOT_MAPPED_PR
 
 
 _bounds = functools.lru_cache(maxsize=None)(domains.bounds)   # per metric name, of a few dozen
-_long_label = functools.lru_cache(maxsize=4096)(domains.long_label)   # per label set: a recording has a few hundred
 
 
 class NmonImporter:
@@ -80,12 +79,8 @@ class NmonImporter:
             good = []
             for s in samples(snap.rows, vmo, counters):
                 low, high = _bounds(s.series.name)
-                long = _long_label(s.series.labels)
-                if low <= s.value <= high and long is None:   # (domains.why as one comparison)
+                if low <= s.value <= high:   # (domains.why as one comparison)
                     good.append(s)
-                elif long is not None:   # counted and skipped, as a bad row is
-                    stats.skip(f"impossible label value in {s.series.name} (label {long} longer than "
-                               f"{domains.MAX_LABEL_VALUE:,} characters)")
                 else:   # counted and skipped, as a bad row is: the summary says how many and why
                     reason = domains.why(s.series.name, s.value) or ""
                     stats.skip(f"impossible value in {s.series.name} ({reason.split(' is ', 1)[1]})")
