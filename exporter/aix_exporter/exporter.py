@@ -263,9 +263,14 @@ class Exporter:
             start += math.ceil((now - start) / interval) * interval
         return start - now
 
-    def stop(self):
+    def stop(self, wait: bool = False):
+        """Stop collecting: no new run starts. ``wait``: return once the runs in flight have ended
+        (a hung command ends at its timeout) and said what they had to say."""
         self._stop.set()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.shutdown(wait=wait, cancel_futures=True)
+        if wait:
+            for t in self._threads:
+                t.join()
 
     def status(self) -> list:
         """Each collector's state for people (the landing page): name, schedule, whether its

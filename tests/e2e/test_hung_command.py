@@ -73,9 +73,10 @@ def test_hung_command_is_killed_and_others_keep_serving():
         assert members(pgid) == []
         body = urllib.request.urlopen(req, timeout=10).read().decode()
         assert 'aix_exporter_collector_success{collector="vmo"} 1.0' in body
+        assert e.results["memory"].error.endswith(": timed out after 3s, process group killed")
     finally:
         server.shutdown()
-        e.stop()
+        e.stop(wait=True)   # the killed command's run ends and logs here, inside the test
         pgid = hung_group()
         if pgid is not None:                          # only the group this test started, by its id
             try:
