@@ -33,6 +33,11 @@ SHARED_PORTS = ("case_study_prometheus", "case_study_victoria", "case_study_stor
 SHARED_PORT_FILES = {"test_docs.py", "test_demo.py"}
 # files whose every test is a unit of its own: minutes each, nothing shared (one Python each)
 PER_TEST_FILES = {"test_pythons.py"}
+# The units that take minutes, handed out first, longest first (the rest follow by their number
+# of tests, as xdist orders them): a long unit started last is the run's tail on two cores.
+# Measured with --durations in a whole run (bench/perf/RESULTS.md, the README's test command).
+LONG_UNITS = ("case-study", "tests/e2e/test_pythons.py", "tests/e2e/test_dashboard_render.py",
+              "tests/e2e/test_live_simulation.py", "tests/unit/test_alert_rules.py", "tests/e2e/test_ssh.py")
 _units: dict = {}
 
 
@@ -46,12 +51,42 @@ def scheduling_unit(path: str) -> str:
     return _units[path]
 
 
+def unit_of(nodeid: str) -> str:
+    """The scheduling unit of one test: its own for PER_TEST_FILES, else its file's."""
+    path = nodeid.split("::", 1)[0]
+    return nodeid if path.rsplit("/", 1)[-1] in PER_TEST_FILES else scheduling_unit(path)
+
+
+def unit_order(nodeids: list) -> list:
+    """The units of these tests in the order they are handed out: LONG_UNITS first, in its order
+    (a per-test file's tests by their file's place), then the others by their number of tests,
+    most first, ties in collection order."""
+    counts: dict = {}
+    for nodeid in nodeids:
+        unit = unit_of(nodeid)
+        counts[unit] = counts.get(unit, 0) + 1
+
+    def rank(unit):
+        where = unit.split("::", 1)[0] if unit not in LONG_UNITS else unit
+        return (LONG_UNITS.index(where), 0) if where in LONG_UNITS else (len(LONG_UNITS), -counts[unit])
+    return sorted(counts, key=rank)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
     class ByUnit(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return nodeid if path.rsplit("/", 1)[-1] in PER_TEST_FILES else scheduling_unit(path)
+            return unit_of(nodeid)
+
+    config.option.loadscopereorder = False   # the workers' collection is in unit_order already
     return ByUnit(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """On an xdist worker, the tests in the order their units are handed out (unit_order): the
+    scheduler takes the units in collection order, and every worker collects the same."""
+    if hasattr(config, "workerinput"):
+        order = {unit: i for i, unit in enumerate(unit_order([item.nodeid for item in items]))}
+        items.sort(key=lambda item: order[unit_of(item.nodeid)])   # (stable: a unit keeps its own order)
