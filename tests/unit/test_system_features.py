@@ -245,6 +245,39 @@ def test_kill_running_ends_the_commands_in_flight(tmp_path):
     assert errors == [f"{script}: exit status -9"]
 
 
+def test_at_the_end_a_command_is_killed_or_never_started(tmp_path, monkeypatch):
+    """serve's last step, kill_running(close=True): the command in flight is killed, and one a
+    collector thread starts after it is refused, never left running past the exporter (under
+    load a child ran before Popen returned, and the kill between the two missed it: the spawn
+    and its registration are now one step under the lock the kill takes)."""
+    import threading
+    monkeypatch.setattr(system, "_closed", False)   # (this process's runner: open again after the test)
+    script = tmp_path / "hang"
+    script.write_text("#!/bin/sh\nexec sleep 300\n")
+    script.chmod(0o755)
+    errors = []
+    t = threading.Thread(target=lambda: errors.append(_failure(lambda: system.run([str(script)], 300))))
+    with system._running_lock:   # the kill comes while the command is being spawned
+        t.start()
+        time.sleep(0.2)
+        assert not system._running
+    assert system.kill_running(close=True) in (0, 1)
+    t.join(10)
+    assert not t.is_alive() and not system._running
+    assert errors in ([f"{script}: exit status -9"], [f"{script}: not started, the exporter is stopping"])
+    with pytest.raises(system.SourceError) as e:
+        system.run(["/bin/true"], 5)
+    assert str(e.value) == "/bin/true: not started, the exporter is stopping"
+
+
+def _failure(call) -> str:
+    try:
+        call()
+    except system.SourceError as e:
+        return str(e)
+    return "ran"
+
+
 def test_each_command_costs_its_own_cpu_and_wall_time(tmp_path):
     """aix_exporter_command_cpu_seconds_total comes from the child's own usage (wait4), not
     from the exporter's: a shell loop that burns CPU shows it, a sleep shows wall time only."""

@@ -237,7 +237,7 @@ def _serve(args, exporter, source, collectors, web_config, fleet=None) -> int:
             fleet.stop()
         server.server_close()
         from ..sources import system
-        if system.kill_running():   # commands still running (hung): their process groups end with us
+        if system.kill_running(close=True):   # commands still running (hung): their groups end with us
             log.info("msg=killed the process groups of commands still running")
     # A collector stuck in a read that no timeout can interrupt (a hung NFS file) must not
     # keep the process alive: the interpreter would join its thread at exit. Leave now.

@@ -47,15 +47,20 @@ def run(argv: list, timeout: float, max_output: int = MAX_OUTPUT, stdin: Optiona
         raise SourceError(f"command must have an absolute path: {argv!r}")
     shown = redact(argv)
     started = time.monotonic()   # (before the spawn: under load the child runs before Popen returns)
-    try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True,
-                                close_fds=True)
-    except OSError as e:
-        raise SourceError(f"{argv[0]}: {e.strerror}") from None
-    proc.started = started   # type: ignore[attr-defined]   # (for the command's wall time)
+    # spawned and registered under the lock kill_running takes: a command started while the
+    # exporter ends is either killed with the others or never started (under load the child
+    # ran before Popen returned, and a kill between the two missed it)
     with _running_lock:
+        if _closed:
+            raise SourceError(f"{argv[0]}: not started, the exporter is stopping")
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True,
+                                    close_fds=True)
+        except OSError as e:
+            raise SourceError(f"{argv[0]}: {e.strerror}") from None
         _running.add(proc)
+    proc.started = started   # type: ignore[attr-defined]   # (for the command's wall time)
     try:
         return _communicate(proc, shown, timeout, max_output, stdin)
     finally:
@@ -105,10 +110,14 @@ def _reap(proc, timeout: float) -> bool:
     return True
 
 
-def kill_running() -> int:
+def kill_running(close: bool = False) -> int:
     """Kill the process group of every command still running (on shutdown: a hung command must
-    not outlive the exporter, re-parented to init). Returns how many there were."""
+    not outlive the exporter, re-parented to init). ``close``: and start none after this (the
+    exporter is ending; a collector thread still running would start its next command).
+    Returns how many there were."""
+    global _closed
     with _running_lock:
+        _closed = _closed or close
         procs = list(_running)
     for proc in procs:
         try:
@@ -119,7 +128,8 @@ def kill_running() -> int:
 
 
 _running: set = set()              # commands in flight (their process groups are theirs alone)
-_running_lock = threading.Lock()
+_running_lock = threading.Lock()   # (held while a command is spawned and registered)
+_closed = False                    # kill_running(close=True) was called: no command starts any more
 AFTER_EXIT_SECONDS = 1.0          # output still taken after the command exited (a grandchild may hold its pipe)
 
 
