@@ -51,10 +51,7 @@ HOST_SIDE = re.compile(r"test_(census|comparability|figures|import_cli|import_la
                        r"setup_scripts|openmetrics_writer|one_family_one_collector|bench_table)\.py")
 EXCLUDED = {f"tests/unit/{name}": why for name, why in TOOLS_ONLY.items()}
 # single tests left out on the other Pythons: CPU seconds that would be the same on each
-DESELECTED = {
-    "tests/unit/test_webconfig.py::test_a_cost_above_12_is_warned_with_the_time_a_check_takes":
-        "a bcrypt check at cost 12, timed (25 s of CPU): the compiled module's, not Python's",
-}
+DESELECTED: dict = {}
 # what a run must never print, whatever passed: an asyncio task that failed unseen, an exception
 # raised where no one could catch it (a __del__)
 NEVER = ("Task exception was never retrieved", "PytestUnraisableExceptionWarning")
