@@ -237,31 +237,39 @@ class Exporter:
             self._threads.append(t)
 
     def _loop(self, c, period):
+        served = None   # (paced) the scrape the last run was for
         while not self._stop.is_set():
             started = time.monotonic()
             self.run_collector(c)
             took = time.monotonic() - started
             wait = max(0.0, period - took)
             if self.paced:
-                wait = max(wait, self._until_ready_for_next_scrape(took))
+                until, served = self._until_ready_for_next_scrape(took, served)
+                wait = max(wait, until)
             self._stop.wait(wait)
 
-    def _until_ready_for_next_scrape(self, took: float) -> float:
-        """Seconds to wait so that a run taking ``took`` ends PACE_MARGIN before the next scrape
-        expected (the median gap of the last ones); 0 until two scrapes came."""
+    def _until_ready_for_next_scrape(self, took: float, served: Optional[float] = None) -> tuple:
+        """(seconds to wait, the scrape expected it is for) so that a run taking ``took`` ends
+        PACE_MARGIN before the next scrape expected (the median gap of the last ones), and (given
+        ``served``, the scrape the last run was for) is for a scrape at least half an interval
+        after that one: a scrape that came early (jitter) does not bring a second run forward.
+        (0, None) until two scrapes came."""
         with self._scrape_lock:
             times = list(self._scrapes)
         if len(times) < 2:
-            return 0.0
+            return 0.0, None
         gaps = sorted(b - a for a, b in zip(times, times[1:]))
         interval = gaps[len(gaps) // 2]
         if interval <= 0:
-            return 0.0
+            return 0.0, None
         now = time.monotonic()
-        start = times[-1] + interval - took - PACE_MARGIN
-        if start < now:              # that scrape is too near: be ready for the first one after it
-            start += math.ceil((now - start) / interval) * interval
-        return start - now
+        target = times[-1] + interval
+        earliest = now + took + PACE_MARGIN   # a scrape nearer than that: be ready for one after it
+        if served is not None:
+            earliest = max(earliest, served + interval / 2)
+        if target < earliest:
+            target += math.ceil((earliest - target) / interval) * interval
+        return target - took - PACE_MARGIN - now, target
 
     def stop(self, wait: bool = False):
         """Stop collecting: no new run starts. ``wait``: return once the runs in flight have ended

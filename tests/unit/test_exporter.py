@@ -683,6 +683,33 @@ def test_a_paced_targets_background_runs_once_before_each_scrape(monkeypatch, pa
         assert during >= 20, during       # back to back, every 0.05 s
 
 
+def test_a_scrape_before_the_paced_run_meant_for_it_moves_the_run_not_doubles_it(monkeypatch):
+    """Scrapes that jitter (a loaded Prometheus, or test machine): one comes before the run planned
+    for it and is served the last result. The next run is planned from that scrape: one run
+    before the scrape after it, not one now and one then (7 runs in 4 intervals were seen)."""
+    from aix_exporter import exporter as ex_module
+    monkeypatch.setattr(ex_module, "PACE_MARGIN", 0.2)
+
+    class Counted(CountedSlow):
+        runs = 0
+
+    ex = Exporter(FakeSource(), [Good(SETTINGS), Counted(SETTINGS)], paced=True)
+    ex.start_background()
+    try:
+        for _ in range(3):                # scrapes 0.6 s apart: the next run is planned 0.4 s on
+            ex.scrape(1.0)
+            time.sleep(0.6)
+        ex.scrape(1.0)
+        time.sleep(0.2)                   # a scrape 0.4 s early, before that run
+        ex.scrape(1.0)
+        early = Counted.runs
+        time.sleep(0.5)                   # to just before the scrape 0.6 s after it
+        runs = Counted.runs - early
+    finally:
+        ex.stop()
+    assert runs == 1, runs
+
+
 def test_a_failure_is_said_once_until_it_changes_or_the_collector_recovers(caplog):
     """A collector failing the same way at every scrape (the TSM server down, the simulator's
     collectors run on each scrape) logs one line, not one a run: a stream of them filled a
