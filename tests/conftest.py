@@ -26,17 +26,17 @@ def pytest_terminal_summary(terminalreporter):
 # Parallel runs (tests/run.sh: pytest-xdist). A file's tests stay together on one worker, so a
 # module's fixtures (a Prometheus, a backfilled store) are built once; the files that use the
 # session's case-study Prometheus (on the demo's port 19090, where the README's commands run as
-# typed) and the files that run the demo on its own ports form one unit, so that one worker alone
-# holds those ports and builds that history once. (A scheduler of our own, as xdist's loadfile
+# typed) form one unit, so that one worker alone holds that port and builds that history once.
+# (The demo's own test runs it on free ports, tests/lib/demo.py: a unit of its own.) (A scheduler of our own, as xdist's loadfile
 # is: its loadgroup marks do not reach the test ids under pytest 9.)
 SHARED_PORTS = ("case_study_prometheus", "case_study_victoria", "case_study_store", "case_study_history")
-SHARED_PORT_FILES = {"test_docs.py", "test_demo.py"}
+SHARED_PORT_FILES = {"test_docs.py"}
 # files whose every test is a unit of its own: minutes each, nothing shared (one Python each)
 PER_TEST_FILES = {"test_pythons.py"}
 # The units that take minutes, handed out first, longest first (the rest follow by their number
 # of tests, as xdist orders them): a long unit started last is the run's tail on two cores.
 # Measured with --durations in a whole run (bench/perf/RESULTS.md, the README's test command).
-LONG_UNITS = ("case-study", "tests/e2e/test_pythons.py", "tests/e2e/test_dashboard_render.py",
+LONG_UNITS = ("case-study", "tests/e2e/test_demo.py", "tests/e2e/test_pythons.py", "tests/e2e/test_dashboard_render.py",
               "tests/e2e/test_live_simulation.py", "tests/unit/test_alert_rules.py", "tests/e2e/test_ssh.py")
 _units: dict = {}
 
