@@ -248,7 +248,8 @@ class Exporter:
                 wait = max(wait, until)
             self._stop.wait(wait)
 
-    def _until_ready_for_next_scrape(self, took: float, served: Optional[float] = None) -> tuple:
+    def _until_ready_for_next_scrape(self, took: float, served: Optional[float] = None,
+                                     now: Optional[float] = None) -> tuple:
         """(seconds to wait, the scrape expected it is for) so that a run taking ``took`` ends
         PACE_MARGIN before the next scrape expected (the median gap of the last ones), and (given
         ``served``, the scrape the last run was for) is for a scrape at least half an interval
@@ -262,7 +263,7 @@ class Exporter:
         interval = gaps[len(gaps) // 2]
         if interval <= 0:
             return 0.0, None
-        now = time.monotonic()
+        now = time.monotonic() if now is None else now
         target = times[-1] + interval
         earliest = now + took + PACE_MARGIN   # a scrape nearer than that: be ready for one after it
         if served is not None:

@@ -683,31 +683,25 @@ def test_a_paced_targets_background_runs_once_before_each_scrape(monkeypatch, pa
         assert during >= 20, during       # back to back, every 0.05 s
 
 
-def test_a_scrape_before_the_paced_run_meant_for_it_moves_the_run_not_doubles_it(monkeypatch):
-    """Scrapes that jitter (a loaded Prometheus, or test machine): one comes before the run planned
-    for it and is served the last result. The next run is planned from that scrape: one run
-    before the scrape after it, not one now and one then (7 runs in 4 intervals were seen)."""
+@pytest.mark.parametrize("served, last, now, then", [
+    (None, 2.0, 2.2, 2.6),      # no run yet: the scrape after the last
+    (2.4, 1.8, 2.2, 3.0),       # on time: the run at 2.2 was for 2.4; the next is for 3.0
+    (2.4, 2.0, 2.2, 3.2),       # the 2.4 scrape came early at 2.0: still one run for it, the next for 3.2 (not 2.6)
+    (2.4, 2.7, 2.9, 3.3),       # a scrape late at 2.7: the next run for the one after it
+    (None, 2.0, 2.5, 3.2),      # no time left before 2.6 (0.2 s margin): for the one after it
+])
+def test_a_paced_run_is_for_a_scrape_half_an_interval_past_the_last_one_it_was_for(monkeypatch, served, last, now,
+                                                                                 then):
+    """Scrapes that jitter (a loaded Prometheus, or test machine): a scrape that came before the
+    run planned for it has been served; the next run is for a scrape at least half an interval
+    after the one the last run was for, not one now and another before the next scrape (7 runs
+    in 4 intervals were seen on a loaded machine). Cadence 0.6 s, margin 0.2 s, a run of 0 s."""
     from aix_exporter import exporter as ex_module
     monkeypatch.setattr(ex_module, "PACE_MARGIN", 0.2)
-
-    class Counted(CountedSlow):
-        runs = 0
-
-    ex = Exporter(FakeSource(), [Good(SETTINGS), Counted(SETTINGS)], paced=True)
-    ex.start_background()
-    try:
-        for _ in range(3):                # scrapes 0.6 s apart: the next run is planned 0.4 s on
-            ex.scrape(1.0)
-            time.sleep(0.6)
-        ex.scrape(1.0)
-        time.sleep(0.2)                   # a scrape 0.4 s early, before that run
-        ex.scrape(1.0)
-        early = Counted.runs
-        time.sleep(0.5)                   # to just before the scrape 0.6 s after it
-        runs = Counted.runs - early
-    finally:
-        ex.stop()
-    assert runs == 1, runs
+    ex = Exporter(FakeSource(), [Good(SETTINGS)], paced=True)
+    ex._scrapes = [last - 1.8, last - 1.2, last - 0.6, last]
+    wait, target = ex._until_ready_for_next_scrape(0.0, served, now=now)
+    assert (round(wait, 6), round(target, 6)) == (round(then - 0.2 - now, 6), then)
 
 
 def test_a_failure_is_said_once_until_it_changes_or_the_collector_recovers(caplog):
