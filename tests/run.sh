@@ -29,7 +29,8 @@ echo "building Perses in the background (log: $PERSES_LOG)"
 # the gate before the tests: lint (ruff) and types (mypy), both configured in pyproject.toml
 "$VENV/bin/ruff" check --quiet exporter tests bench alerts dashboards deploy
 "$VENV/bin/mypy" --no-error-summary
-# The tests in parallel (pytest-xdist): three workers on two cores, since most e2e tests wait on a
-# server; a file's tests stay on one worker (tests/conftest.py: pytest_xdist_make_scheduler).
+# The tests in parallel (pytest-xdist): four workers on two cores, since most e2e tests wait on a
+# server or a deadline (three kept the CPU 147 % busy, four 168 %: bench/perf/RESULTS.md); a
+# file's tests stay on one worker (tests/conftest.py: pytest_xdist_make_scheduler).
 # AIX_EXPORTER_TEST_WORKERS=0 runs them in this process, one after another.
-exec "$VENV/bin/python" -m pytest -q -n "${AIX_EXPORTER_TEST_WORKERS:-3}" "$@"
+exec "$VENV/bin/python" -m pytest -q -n "${AIX_EXPORTER_TEST_WORKERS:-4}" "$@"
