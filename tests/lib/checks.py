@@ -1,5 +1,5 @@
 """Small helpers of the unit tests: metric families as a dict of samples, a refusal's one line, a
-local HTTP server with a handler, a time zone for a block, a terminal's width."""
+local HTTP server with a handler, a time zone for a block, a terminal's width, a fake LPAR."""
 import contextlib
 import json
 import os
@@ -91,3 +91,15 @@ def answer_json(handler, code: int, body) -> None:
     handler.send_header("Content-Length", str(len(data)))
     handler.end_headers()
     handler.wfile.write(data)
+
+
+class Lpar:
+    """A source that answers each key with ``answer(key)`` (text, or raise a SourceError): an
+    LPAR that runs commands, for tests of what an exporter does with one collector's answers."""
+    name, slow_keys, concurrent_reads, runs_commands, local_system = "fake", frozenset(), False, True, True
+
+    def __init__(self, answer):
+        self.read = answer
+
+    def report_time(self, key):
+        return None

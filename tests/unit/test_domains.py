@@ -107,26 +107,21 @@ def test_a_drive_name_longer_than_any_name_fails_its_collector_only_with_one_lin
     from aix_exporter.config import Settings
     from aix_exporter.exporter import Exporter
     from tests.lib import FIXTURES, fixture_text
+    from tests.lib.checks import Lpar
 
     drives = fixture_text("tsm_drives", "online-and-offline.txt").replace("DRIVE1,", "X" * length + ",")
     GOOD = {"tsm_stgpools": "device-container-and-cloud.txt", "tsm_libvolumes": "two-libraries-two-media.txt",
             "tsm_paths": "server-and-storage-agent.txt"}
 
-    class Lpar:
-        name, slow_keys, concurrent_reads, runs_commands, local_system = "fake", frozenset(), False, True, True
-
-        def read(self, key):
-            if key == "tsm_drives":
-                return drives
-            if key in GOOD:
-                return fixture_text(key, GOOD[key])
-            return fixture_text("vmstat_s", sorted(p.name for p in (FIXTURES / "vmstat_s").glob("*.txt"))[0])
-
-        def report_time(self, key):
-            return None
+    def answer(key):
+        if key == "tsm_drives":
+            return drives
+        if key in GOOD:
+            return fixture_text(key, GOOD[key])
+        return fixture_text("vmstat_s", sorted(p.name for p in (FIXTURES / "vmstat_s").glob("*.txt"))[0])
 
     s = Settings()
-    ex = Exporter(Lpar(), [TsmStorageCollector(s), VmstatSCollector(s)])
+    ex = Exporter(Lpar(answer), [TsmStorageCollector(s), VmstatSCollector(s)])
     with caplog.at_level(logging.ERROR, logger="aix_exporter"):
         ex.collect_all()
     assert {n: r.success for n, r in ex.results.items()} == {"tsm_storage": False, "vmstat_s": True}

@@ -7,7 +7,7 @@ import pytest
 from aix_exporter.collectors.tsm_checklist import families_from
 from aix_exporter.parsers import ParseError, tsm_db, tsm_log
 from tests.lib import FIXTURES, fixture_text
-from tests.lib.checks import samples
+from tests.lib.checks import Lpar, samples
 
 MB = 1 << 20
 LOG = tsm_log.parse(fixture_text("tsm_log", "active-and-archive.txt"))
@@ -79,20 +79,14 @@ def test_a_server_that_does_not_answer_fails_the_checklist_with_one_line(caplog)
     from aix_exporter.exporter import Exporter
     from aix_exporter.sources import CommandFailed
 
-    class Lpar:
-        name, slow_keys, concurrent_reads, runs_commands, local_system = "fake", frozenset(), False, True, True
-
-        def read(self, key):
-            if key.startswith("tsm_"):
-                raise CommandFailed("/usr/bin/dsmadmc: exit status 402: ANS1017E Session rejected: TCP/IP connection "
-                                    "failure.")
-            return fixture_text("vmstat_s", sorted(p.name for p in (FIXTURES / "vmstat_s").glob("*.txt"))[0])
-
-        def report_time(self, key):
-            return None
+    def answer(key):
+        if key.startswith("tsm_"):
+            raise CommandFailed("/usr/bin/dsmadmc: exit status 402: ANS1017E Session rejected: TCP/IP connection "
+                                "failure.")
+        return fixture_text("vmstat_s", sorted(p.name for p in (FIXTURES / "vmstat_s").glob("*.txt"))[0])
 
     s = Settings()
-    ex = Exporter(Lpar(), [TsmChecklistCollector(s), VmstatSCollector(s)])
+    ex = Exporter(Lpar(answer), [TsmChecklistCollector(s), VmstatSCollector(s)])
     with caplog.at_level(logging.ERROR, logger="aix_exporter"):
         ex.collect_all()
     assert {n: r.success for n, r in ex.results.items()} == {"tsm_checklist": False, "vmstat_s": True}
