@@ -8,9 +8,10 @@ import subprocess
 import sys
 import time
 
-from tests.lib import free_port  # noqa: F401  (the one free_port; benches import it from here)
+from tests.lib import free_port, processes  # noqa: F401  (the one free_port; benches import it from here)
 from tests.lib.attacks import STALLED_HELLO, frozen_registry, stalled_handshakes  # noqa: F401
 from tests.lib.fetch import Reply, get  # noqa: F401  (the one HTTP GET)
+from tests.lib.processes import env, stop, wait_http  # noqa: F401  (the children's environment, their stop)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH_YML = os.path.join(ROOT, "bench", "perf", "bench.yml")
@@ -24,8 +25,8 @@ HEADERS = {  # what Prometheus 2.x sends
 
 
 def start(argv):
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "exporter"))
-    return subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    """``argv`` in a session of its own, the checkout's exporter importable, its output dropped."""
+    return processes.start(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def start_exporter(source, port, *extra):
@@ -48,14 +49,8 @@ def probe(url, target, scrape_timeout=30, timeout=60) -> Reply:
 
 
 def wait(port, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            scrape(port)
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"port {port} not ready")
+    """Until the server on ``port`` answers /metrics with 200."""
+    wait_http(f"http://127.0.0.1:{port}/metrics", timeout=timeout)
 
 
 def scrape(port, conn=None):
@@ -89,14 +84,6 @@ def rss_bytes(pid, field="VmRSS") -> int:
 def pct(values, p):
     v = sorted(values)
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
-
-
-def stop(proc):
-    try:
-        os.killpg(proc.pid, 15)
-        proc.wait(10)
-    except Exception:
-        proc.kill()
 
 
 def server_cpu_ms(proc, port, scrapes) -> tuple:

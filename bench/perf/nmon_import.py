@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from bench.perf.common import ROOT
+from bench.perf.common import ROOT, env
 
 REAL = os.path.join(ROOT, "..", "shared", "corpus", "nmon", "adejoux-nmon2influxdb-aixlpar-aix713.nmon.gz")
 _DATE = re.compile(r"(\d{2})-([A-Z]{3})-(\d{4})")
@@ -65,15 +65,9 @@ def child_rss(paths):
             "run_import('nmon', sys.argv[2:], sys.argv[1], tz='UTC'); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     with tempfile.TemporaryDirectory() as d:
-        out = subprocess.run([sys.executable, "-c", code, os.path.join(d, "o.om"), *paths], env=_env(),
+        out = subprocess.run([sys.executable, "-c", code, os.path.join(d, "o.om"), *paths], env=env(),
                              capture_output=True, text=True, check=True).stdout
     return int(out.strip()) / 1024
-
-
-def _env():
-    """The environment of a child that imports the exporter from this checkout."""
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (os.path.join(ROOT, "exporter"),
-                                                                      os.environ.get("PYTHONPATH"))))}
 
 
 def _cpu(fn):
@@ -122,7 +116,7 @@ def main():
         # the floor as a command: this file's floor() alone, so the child imports nothing else
         floor_cmd = [sys.executable, "-c", inspect.getsource(floor) + "\nimport sys\nfloor(sys.argv[1:])\n", *paths]
         command = [sys.executable, "-m", "aix_exporter.cli", "import", "nmon", "--tz", "UTC", "--out", out, *paths]
-        whole = paired(lambda: _child_cpu(floor_cmd), lambda: _child_cpu(command, _env()), max(3, args.repeat // 3))
+        whole = paired(lambda: _child_cpu(floor_cmd), lambda: _child_cpu(command, env()), max(3, args.repeat // 3))
         print(f"{args.days} daily files, {size / 1e6:.1f} MB gzipped: {result['snapshots']} snapshots, "
               f"{result['samples']} samples; {sys.executable} {platform.python_version()}\n")
         print("| paired CPU (median of pairs) | floor (gunzip + split) | import | ratio (range) |")

@@ -32,7 +32,7 @@ import threading
 import time
 
 from bench.perf import common
-from bench.perf.common import ROOT, free_port, stop, wait
+from bench.perf.common import free_port, stop, wait
 from bench.perf.ssh_fleet import lpar
 from tests.lib.sshd import Sshd
 
@@ -99,7 +99,7 @@ def exporter(sshd, root, work, targets, min_interval="5"):
     proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", "--config.file", cfg, "--no-collector.cpu",
                              "--log.level", "error", "--collect.min-interval", min_interval,
                              "--web.listen-address", f"127.0.0.1:{port}"],
-                            env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "exporter")),
+                            env=common.env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     wait(port, 60)
     return proc, f"http://127.0.0.1:{port}"

@@ -74,7 +74,7 @@ def probe(url, name):
 def run(sshd, root, n, rounds, interval, workdir):
     cfg = config(sshd, root, n, workdir)
     port = free_port()
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "exporter"))
+    env = common.env()
     proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", "--config.file", cfg, "--no-collector.cpu",
                              "--web.listen-address", f"127.0.0.1:{port}", "--log.level", "error"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)

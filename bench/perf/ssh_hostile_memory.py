@@ -20,7 +20,7 @@ import threading
 import time
 
 from bench.perf import common
-from bench.perf.common import ROOT, free_port, rss_bytes, stop, wait
+from bench.perf.common import free_port, rss_bytes, stop, wait
 from bench.perf.ssh_fleet import lpar
 from tests.lib.sshd import Sshd
 
@@ -60,7 +60,7 @@ def main() -> int:
         log = open(os.path.join(work, "exporter.log"), "w")
         proc = subprocess.Popen([sys.executable, "-m", "aix_exporter.cli", "--config.file", cfg, "--no-collector.cpu",
                                  "--collect.min-interval", "0", "--web.listen-address", f"127.0.0.1:{port}"],
-                                env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "exporter")),
+                                env=common.env(),
                                 stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
         url = f"http://127.0.0.1:{port}"
         try:
