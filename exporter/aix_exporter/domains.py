@@ -52,24 +52,15 @@ def bounds(name: str) -> tuple:
     return low, 1 + RATIO_ROUNDING if ratio else sys.float_info.max
 
 
-def long_label(labels) -> Optional[str]:
-    """The first label ({name: value} or (name, value) pairs) whose value is longer than
-    MAX_LABEL_VALUE characters, or None."""
-    for key, value in (labels.items() if isinstance(labels, dict) else labels):
-        if len(str(value)) > MAX_LABEL_VALUE:
-            return key
+def label_why(labels: dict) -> Optional[str]:
+    """Why a sample with these labels cannot be served (the first value longer than
+    MAX_LABEL_VALUE characters as served, its label, length and start), or None."""
+    for key, value in labels.items():
+        text = str(value)
+        if len(text) > MAX_LABEL_VALUE:
+            return (f"label {key} is {len(text):,} characters long ({text[:40]!r}...), longer than any name "
+                    f"AIX or the server prints (at most {MAX_LABEL_VALUE:,})")
     return None
-
-
-def label_why(labels) -> Optional[str]:
-    """Why a sample with these labels cannot be served (the long value's label, length and
-    start), or None."""
-    key = long_label(labels)
-    if key is None:
-        return None
-    text = str(dict(labels)[key])
-    return (f"label {key} is {len(text):,} characters long ({text[:40]!r}...), longer than any name "
-            f"AIX or the server prints (at most {MAX_LABEL_VALUE:,})")
 
 
 def problem(name: str, value: float) -> Optional[str]:

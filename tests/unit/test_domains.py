@@ -86,7 +86,8 @@ def test_a_label_value_longer_than_any_name_fails_the_collector_at_its_bound():
                             + "D" * 40 + "'...), longer than any name AIX or the server prints (at most 1,023)")
     assert domains.MAX_LABEL_VALUE == 1023
     # the value as served: a number label is its text, counted the same way
-    assert domains.long_label((("pid", 10 ** 1023),)) == "pid" and domains.long_label((("pid", 10 ** 1022),)) is None
+    assert domains.label_why({"pid": 10 ** 1023}).startswith("label pid is 1,024 characters long ('1000")
+    assert domains.label_why({"pid": 10 ** 1022}) is None
 
 
 @pytest.mark.parametrize("length, error", [
