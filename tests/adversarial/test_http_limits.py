@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.lib import free_port
+from tests.lib import fetch, free_port
 from tests.lib.processes import start, stop, wait_http
 
 
@@ -34,12 +34,9 @@ def exporter():
 
 
 def get(port, path="/metrics", headers=None, timeout=10):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    c.request("GET", path, headers=headers or {})
-    r = c.getresponse()
-    body = r.read()
-    c.close()
-    return r.status, body
+    """(status, body) of one GET (tests/lib/fetch)."""
+    r = fetch.get(f"http://127.0.0.1:{port}{path}", headers, timeout=timeout)
+    return r.status, r.body
 
 
 def test_huge_headers_get_431_and_memory_stays_flat(exporter):
