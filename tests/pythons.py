@@ -50,8 +50,6 @@ HOST_SIDE = re.compile(r"test_(census|comparability|figures|import_cli|import_la
                        r"report_\w+|simulate_tool|simulator|standin|store|suite_schedule|tempprom|readme|changelog|"
                        r"setup_scripts|openmetrics_writer|one_family_one_collector|bench_table)\.py")
 EXCLUDED = {f"tests/unit/{name}": why for name, why in TOOLS_ONLY.items()}
-# single tests left out on the other Pythons: CPU seconds that would be the same on each
-DESELECTED: dict = {}
 # what a run must never print, whatever passed: an asyncio task that failed unseen, an exception
 # raised where no one could catch it (a __del__)
 NEVER = ("Task exception was never retrieved", "PytestUnraisableExceptionWarning")
@@ -113,8 +111,7 @@ def run(version: str, python: str, log=print) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "exporter"), PYTHONDONTWRITEBYTECODE="1")
     env.pop("AIX_EXPORTER_REQUIRE_TOOLS", None)   # the tools of the suite's own Python are not asked for here
     # two workers: most of these tests wait (deadlines, timeouts), so two halve the time for little CPU
-    argv = [exe, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", *(f"--deselect={t}" for t in DESELECTED),
-            *tests()]
+    argv = [exe, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", *tests()]
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
 
 
