@@ -27,8 +27,8 @@ def pytest_terminal_summary(terminalreporter):
 # module's fixtures (a Prometheus, a backfilled store) are built once; the files that use the
 # session's case-study Prometheus (on the demo's port 19090, where the README's commands run as
 # typed) form one unit, so that one worker alone holds that port and builds that history once.
-# (The demo's own test runs it on free ports, tests/lib/demo.py: a unit of its own.) (A scheduler of our own, as xdist's loadfile
-# is: its loadgroup marks do not reach the test ids under pytest 9.)
+# The demo's own test runs it on free ports (tests/lib/demo.py): a unit of its own. (A scheduler
+# of our own, as xdist's loadfile is: its loadgroup marks do not reach the test ids under pytest 9.)
 SHARED_PORTS = ("case_study_prometheus", "case_study_victoria", "case_study_store", "case_study_history")
 SHARED_PORT_FILES = {"test_docs.py"}
 # files whose every test is a unit of its own: minutes each, nothing shared (one Python each)
@@ -67,7 +67,7 @@ def unit_order(nodeids: list) -> list:
         counts[unit] = counts.get(unit, 0) + 1
 
     def rank(unit):
-        where = unit.split("::", 1)[0] if unit not in LONG_UNITS else unit
+        where = unit.split("::", 1)[0]   # (a per-test unit's file)
         return (LONG_UNITS.index(where), 0) if where in LONG_UNITS else (len(LONG_UNITS), -counts[unit])
     return sorted(counts, key=rank)
 
